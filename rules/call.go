@@ -1,0 +1,63 @@
+package rules
+
+// Call is one command that a command line would run, as the shell parser found it: the command
+// word seen through wrappers, quoting and paths, its arguments, and the environment and working
+// directory it would get. The parser (internal/shell) produces calls; the engine never parses.
+type Call struct {
+	// Name is the command word normalised: quotes removed, a leading backslash dropped, directories
+	// and a Windows ".exe"/".cmd"/".bat" suffix stripped ("/usr/bin/az" and "az.cmd" are "az").
+	// It is "" when the command word is not literal (see NameWord).
+	Name string
+	// NameWord is the command word as written, with its position in Src.
+	NameWord Word
+	// Args are the words after the command word, in order.
+	Args []Word
+	// Env holds the environment the call gets from the line: `VAR=x` prefixes, `env VAR=x`
+	// wrappers, and variables exported earlier in the same shell scope, later ones last.
+	Env []Assign
+	// Dir is the working directory relative to the line's own (after `cd DIR &&`, `pushd`), or
+	// "" when the line did not change it. DirUnknown is set when a `cd` target was not literal.
+	Dir        string
+	DirUnknown bool
+	// Via is the wrapper chain the call was found through, outermost first ("sudo", "bash -c",
+	// "xargs", "$(…)"). Empty for a plain command.
+	Via []string
+	// Src is the text the positions in NameWord, Args and Env refer to: the whole command line, or
+	// the string that was re-parsed as a script (`bash -c '…'`, `eval`, a here-document fed to a
+	// shell). Nested is true in the second case: such a call cannot be rewritten in place.
+	Src    string
+	Nested bool
+	// Start and End delimit the whole call in Src, from its first assignment or wrapper-free
+	// command word to the end of its last argument (redirections and comments excluded).
+	Start, End int
+	// ArgsAppended is set when the wrapper adds arguments at run time (xargs, find -exec … {}),
+	// so the arguments seen here are not all the call gets.
+	ArgsAppended bool
+}
+
+// Word is one shell word of a call.
+type Word struct {
+	// Value is the word after quote removal when Literal; otherwise the source text as written.
+	Value string
+	// Literal is false when the word has an expansion ($VAR, $(…), globs, braces, ~user) that a
+	// static reading cannot resolve.
+	Literal bool
+	// Pos and End are byte offsets of the word in the call's Src.
+	Pos, End int
+}
+
+// Assign is an environment assignment that applies to a call.
+type Assign struct {
+	Name  string
+	Value Word
+	// Prefix is true for a `VAR=x cmd` prefix or an `env VAR=x` wrapper; false when the variable
+	// was exported earlier in the line.
+	Prefix bool
+}
+
+// Edit inserts Text at byte offset At of a call's Src. The engine renders the text (values are
+// shell-quoted by the quoting function it is given); the shell package applies and verifies it.
+type Edit struct {
+	At   int
+	Text string
+}

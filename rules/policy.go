@@ -1,0 +1,106 @@
+package rules
+
+import "strconv"
+
+// Setting is a decision setting of the policy. The order of the constants is strictness: a
+// later layer can only move a setting towards Deny.
+type Setting int
+
+const (
+	Unset Setting = iota
+	Allow
+	Fix
+	Ask
+	Deny
+)
+
+var settingNames = [...]string{"", "allow", "fix", "ask", "deny"}
+
+func (s Setting) String() string { return settingNames[s] }
+
+// ParseSetting reads a setting word; ok is false for anything else.
+func ParseSetting(word string) (s Setting, ok bool) {
+	for i, n := range settingNames {
+		if n != "" && n == word {
+			return Setting(i), true
+		}
+	}
+	return Unset, false
+}
+
+// Stricter returns the stricter of two settings.
+func Stricter(a, b Setting) Setting { return max(a, b) }
+
+// Source is where a policy item was written: a file and a line, for explanations.
+type Source struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+}
+
+func (s Source) String() string {
+	if s.Line == 0 {
+		return s.File
+	}
+	return s.File + ":" + strconv.Itoa(s.Line)
+}
+
+// Policy is the effective policy: every layer (managed, user, project) merged so that later
+// layers only narrow. The policy package builds it; the engine reads it.
+type Policy struct {
+	// Files are the policy files that were read, in layer order.
+	Files []PolicyFile
+	// Contexts holds the per-provider settings, keyed by provider name.
+	Contexts map[string]*ContextPolicy
+	// Destructive caps the destructive packs: Allow turns them off, Ask keeps each entry's tier,
+	// Deny makes every entry deny. Unset means Ask when any policy file exists.
+	Destructive    Setting
+	DestructiveSrc Source
+	// Rules are the users' own rules from every layer.
+	Rules []UserRule
+	// RewriteMode, when set, decides how a rewrite is answered in every permission mode: Ask
+	// always shows the bound command to the user, Allow never does. Unset keeps the harness's
+	// default (ask where the harness would have asked anyway).
+	RewriteMode    Setting
+	RewriteModeSrc Source
+}
+
+// PolicyFile is one policy file that was read.
+type PolicyFile struct {
+	Layer string `json:"layer"` // managed, user, project
+	File  string `json:"file"`
+}
+
+// ContextPolicy is what the policy says about one provider's contexts.
+type ContextPolicy struct {
+	// Allow holds one list per layer that set one; a value is allowed when it matches a pattern
+	// in every list (so layers intersect). No list means every value is allowed.
+	Allow []AllowList
+	// Defaults holds each layer's default, most specific layer first; the first one that is
+	// allowed is the binding target.
+	Defaults []Valued
+	// Unbound is the strictest unbound setting of the layers (Unset: fix where the provider can
+	// bind, else allow).
+	Unbound    Setting
+	UnboundSrc Source
+}
+
+// AllowList is one layer's allow list.
+type AllowList struct {
+	Patterns []string // ids or names; * globs
+	Src      Source
+}
+
+// Valued is a value with its source.
+type Valued struct {
+	Value string
+	Src   Source
+}
+
+// UserRule is one of the user's own rules: a command pattern and the decision it forces.
+type UserRule struct {
+	ID       string
+	Match    string // the CLI word followed by a command pattern ("az ad app permission grant")
+	Decision Setting
+	Reason   string
+	Src      Source
+}
