@@ -9,12 +9,16 @@ type Spec struct {
 	About string `yaml:"about"`
 	// Commands are the command words this provider guards ("az"), after normalisation.
 	Commands []string `yaml:"commands"`
-	// Noun names what a context is, in reasons ("subscription", "context", "project").
+	// Noun names what a context is, in reasons ("subscription", "context", "project"); Parse sets
+	// "context" when it is not given.
 	Noun string `yaml:"noun"`
 	// ValueFlags are global flags that take a separate value ("-n", "--context"), so that the
 	// value is not mistaken for a subcommand word when the subcommand path is read.
 	ValueFlags []string `yaml:"value_flags"`
-	Context    Context  `yaml:"context"`
+	// DirFlags are flags that set the CLI's working directory (terraform -chdir=DIR). The engine
+	// takes the call's directory from them before it reads state; relative state paths follow.
+	DirFlags []string `yaml:"dir_flags"`
+	Context  Context  `yaml:"context"`
 	// Bind says how one call is bound to a context; nil when the CLI has no way to do it.
 	Bind *Bind `yaml:"bind"`
 	// Switch lists the subcommands that change the shared context.
@@ -39,7 +43,7 @@ type Context struct {
 	Read []Step `yaml:"read"`
 	// Known lists the contexts the state file knows (for az: every subscription, with id and
 	// name), so that a name in a flag or a policy matches its id and the other way round.
-	Known *Known `yaml:"known"`
+	Known *KnownList `yaml:"known"`
 	// CaseInsensitive makes names match without regard to case, as the CLI does.
 	CaseInsensitive bool `yaml:"case_insensitive"`
 	// Exists, when set, restricts a rewrite target to values that satisfy one of these checks
@@ -47,8 +51,10 @@ type Context struct {
 	Exists []Exists `yaml:"exists"`
 }
 
-// Step reads one value. The first source that yields a value wins: Flag, then Env, then File,
-// then Default.
+// Step reads one value. The first source that yields a non-empty value wins: Flag, then Env,
+// then File, then Default. A Let value forced by an earlier switch in the same command line
+// (Input.Vars) stands in for what the file says: a flag or an env var on the call still beats
+// it, as they beat the file.
 type Step struct {
 	Let string `yaml:"let"`
 	// Flag lists flags of the call whose value gives this step's value (--configuration,
@@ -56,27 +62,55 @@ type Step struct {
 	Flag []string `yaml:"flag"`
 	// Env names an environment variable whose value gives this step's value.
 	Env string `yaml:"env"`
-	// File is a path template: ${VAR}, ${VAR:-default}, ~ and earlier Let names are expanded; a
-	// relative path is taken from the call's working directory. Windows and Darwin replace it on
-	// those systems.
-	File    string `yaml:"file"`
-	Windows string `yaml:"windows"`
-	Darwin  string `yaml:"darwin"`
+	// File holds path templates: ${VAR}, ${VAR:-default} (defaults nest), a leading ~, earlier
+	// Let names (which shadow env vars) and, on Windows, %VAR% are expanded; a relative path is
+	// taken from the call's working directory. A template whose variable is unset or empty (and
+	// has no default) names no file. Windows and Darwin replace File on those systems. Each is a
+	// string or a list: the first file of the list that exists is read (pac's folder moved on
+	// macOS with .NET 8, so both places are probed).
+	File    Paths `yaml:"file"`
+	Windows Paths `yaml:"windows"`
+	Darwin  Paths `yaml:"darwin"`
 	// List makes File a list of paths separated by the OS path-list separator (KUBECONFIG): missing
 	// files are skipped and the first file in which Value is set wins.
 	List bool `yaml:"list"`
 	// Format is json, yaml, ini or text. A text file's value is its trimmed content.
 	Format string `yaml:"format"`
 	// Value and Name are gjson paths over the file turned into JSON: the context and its display
-	// name. ${name} in a path is replaced by an earlier Let value, escaped for gjson.
+	// name. ${name} in a path is replaced by an earlier Let value, escaped for gjson. Value may be
+	// empty for a text file (the whole content).
 	Value string `yaml:"value"`
 	Name  string `yaml:"name"`
-	// Default is used when nothing else gives a value.
+	// Unset lists values that the CLI writes to mean "no context" (pac's service URL when no
+	// environment is selected); they count as no value.
+	Unset []string `yaml:"unset"`
+	// Default is used when nothing else gives a value. It is a template like File (so that
+	// ~/.kube/config names the home directory) but is not taken from the working directory.
 	Default string `yaml:"default"`
 }
 
-// Known describes the list of contexts in the last file read.
-type Known struct {
+// Paths is a list of path templates that YAML may also write as one string.
+type Paths []string
+
+// UnmarshalYAML accepts a string or a list of strings. It uses the decoder's function-style
+// hook so that this package needs no YAML import; strictness and positions come from the
+// caller's decoder.
+func (p *Paths) UnmarshalYAML(unmarshal func(any) error) error {
+	var one string
+	if err := unmarshal(&one); err == nil {
+		*p = Paths{one}
+		return nil
+	}
+	var many []string
+	if err := unmarshal(&many); err != nil {
+		return err
+	}
+	*p = many
+	return nil
+}
+
+// KnownList says where the last file read lists the contexts it knows.
+type KnownList struct {
 	List string `yaml:"list"` // gjson path of an array
 	ID   string `yaml:"id"`   // path of the id within an element
 	Name string `yaml:"name"` // path of the name within an element
@@ -96,30 +130,38 @@ type Bind struct {
 	// the first is the one a rewrite adds, as a `VAR=value` prefix.
 	Env []string `yaml:"env"`
 	// Place is where a rewrite puts the flag: "end" (after the last argument, before `--`; the
-	// default) or "after-command" (right after the command word: docker's global flags must
-	// precede the subcommand).
+	// default, which Parse fills in) or "after-command" (right after the command word: docker's
+	// global flags must precede the subcommand).
 	Place string `yaml:"place"`
 	// Reject lists command patterns that do not accept the binding: such calls are checked but
 	// never rewritten.
 	Reject []string `yaml:"reject"`
 }
 
-// Switch is one subcommand that changes the shared context.
+// Switch is one subcommand that changes the shared context. Several entries may share a
+// Command (pac auth select --index / --name; gh auth switch with and without --user): the first
+// entry that applies to a call is used.
 type Switch struct {
 	// Command is the subcommand pattern ("account set").
 	Command string `yaml:"command"`
-	// Flags give the target (--subscription, -s); otherwise Arg does.
+	// Flags give the target (--subscription, -s). An entry with Flags applies only to calls that
+	// have one of them, so that a later entry for the same Command can say what the call without
+	// them does (take a positional word, or be Unknown).
 	Flags []string `yaml:"flags"`
-	// Arg is the 1-based positional word after the command pattern that gives the target; 0 means
-	// 1 when Flags is empty.
+	// Arg is the 1-based positional word after the command pattern that gives the target when
+	// there are no Flags; 0 means 1. Flags and Arg exclude each other.
 	Arg int `yaml:"arg"`
-	// Lookup, when set, is a gjson path template (${target} is the raw target) evaluated on the
-	// last state file to turn the target into a context (pac: a profile index into its
-	// environment URL). IndexBase is subtracted from a numeric target first.
+	// Unless lists flags that make the command leave the context alone (gcloud config
+	// configurations create --no-activate): the entry does not apply to a call that has one.
+	Unless []string `yaml:"unless"`
+	// Lookup, when set, is a gjson path template (${target} is the raw target, escaped for
+	// gjson) evaluated on the last state file to turn the target into a context (pac: a profile
+	// index into its environment URL). IndexBase is subtracted from a numeric target first.
+	// [Reader.Target] does both.
 	Lookup    string `yaml:"lookup"`
 	IndexBase int    `yaml:"index_base"`
 	// Sets names a Let step whose value the target replaces (gcloud: configurations activate sets
-	// the configuration, and the context is read again from it).
+	// the configuration, and the context is read again from it through Input.Vars).
 	Sets string `yaml:"sets"`
 	// Unknown marks a switch whose target cannot be known (az logout, kubectl config unset
 	// current-context): later calls must be bound explicitly.

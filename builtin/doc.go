@@ -1,0 +1,9 @@
+// Package builtin holds the data ctxguard ships with: the provider specs of the CLIs it knows
+// (providers/*.yaml), embedded in the binary so that a hook needs no install step and no file
+// next to it.
+//
+// The data sits beside this package, not under testdata or a parent directory, because go:embed
+// only reaches files at or below the embedding file's directory. Tests in this package check
+// that every built-in file parses strictly and that no built-in CLI name leaks into Go code
+// elsewhere: the engine stays generic, and adding a CLI is adding a YAML file here.
+package builtin

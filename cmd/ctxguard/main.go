@@ -1,0 +1,13 @@
+// Command ctxguard is the hook that checks AI agents' shell commands against the CLI contexts a
+// repository allows. See the README.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxguard/ctxguard/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

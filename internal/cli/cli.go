@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/spf13/pflag"
+)
+
+// Exit codes outside hook mode. In hook mode only 0 and 2 are used (see hook.go).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string // the synopsis and examples shown by --help
+	run     func(c *ctx, args []string) error
+}
+
+// ctx is what a subcommand gets: its streams and the environment it runs in.
+type ctx struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	env            guard.Env
+	getwd          func() (string, error)
+}
+
+var commands []*command
+
+func register(c *command) { commands = append(commands, c) }
+
+// usageError is a mistake in the command line: usage is printed and the exit code is 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// exitError carries a deliberate exit code with an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// Main runs ctxguard with args (without the program name) and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &ctx{stdin: stdin, stdout: stdout, stderr: stderr, env: guard.OSEnv(runtime.GOOS), getwd: getwd}
+	return c.main(args)
+}
+
+func (c *ctx) main(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		c.help()
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	if args[0] == "hook" {
+		// The hook picks its own codes: it may only exit 0 or 2.
+		return c.hook(args[1:])
+	}
+	for _, cmd := range commands {
+		if cmd.name != args[0] {
+			continue
+		}
+		err := cmd.run(c, args[1:])
+		var ue usageError
+		var ee exitError
+		switch {
+		case err == nil:
+			return exitOK
+		case errors.Is(err, pflag.ErrHelp):
+			fmt.Fprint(c.stdout, cmd.usage)
+			return exitOK
+		case errors.As(err, &ue):
+			fmt.Fprintf(c.stderr, "ctxguard %s: %v\n\n%s", cmd.name, err, cmd.usage)
+			return exitUsage
+		case errors.As(err, &ee):
+			if ee.msg != "" {
+				fmt.Fprintf(c.stderr, "ctxguard %s: %s\n", cmd.name, ee.msg)
+			}
+			return ee.code
+		default:
+			fmt.Fprintf(c.stderr, "ctxguard %s: %v\n", cmd.name, err)
+			return exitFailure
+		}
+	}
+	fmt.Fprintf(c.stderr, "ctxguard: unknown command %q\n\n", args[0])
+	c.help()
+	return exitUsage
+}
+
+func (c *ctx) help() {
+	var b strings.Builder
+	b.WriteString("ctxguard checks AI agents' shell commands against the CLI contexts a repository allows.\n\nUsage:\n  ctxguard <command> [flags]\n\nCommands:\n")
+	fmt.Fprintf(&b, "  %-9s %s\n", "hook", "read one hook payload on stdin and answer the harness")
+	for _, cmd := range commands {
+		fmt.Fprintf(&b, "  %-9s %s\n", cmd.name, cmd.summary)
+	}
+	b.WriteString("\nRun 'ctxguard <command> --help' for a command's flags and examples.\n")
+	fmt.Fprint(c.stdout, b.String())
+}
+
+// flags returns a flag set for a subcommand that reports errors instead of exiting.
+func flags(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses flags, turning pflag's errors into usage errors.
+func parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+// Package cli is ctxguard's command line: it reads flags, runs a subcommand, and is the one
+// place that picks an exit code. Below it nothing calls os.Exit or writes to the process's
+// standard streams, so every command can be run in a test with buffers.
+package cli

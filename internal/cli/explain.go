@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"github.com/ctxguard/ctxguard/builtin"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/explain"
+	"github.com/ctxguard/ctxguard/internal/guard"
+)
+
+func init() {
+	register(&command{
+		name:    "explain",
+		summary: "show the decision the hook would make for a command, and why",
+		usage:   builtin.Help("explain"),
+		run:     runExplain,
+	})
+}
+
+func runExplain(c *ctx, args []string) error {
+	fs := flags("explain")
+	cwd := fs.String("cwd", "", "")
+	asJSON := fs.Bool("json", false, "")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"a command to explain is required"}
+	}
+	dir := *cwd
+	if dir == "" {
+		wd, err := c.getwd()
+		if err != nil {
+			return err
+		}
+		dir = wd
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	o := guard.Decide(guard.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir}, c.env)
+	if *asJSON {
+		return explain.JSON(c.stdout, o)
+	}
+	return explain.Text(c.stdout, o)
+}

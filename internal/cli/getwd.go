@@ -1,0 +1,5 @@
+package cli
+
+import "os"
+
+func getwd() (string, error) { return os.Getwd() }

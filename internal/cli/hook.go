@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"github.com/ctxguard/ctxguard/builtin"
+	"io"
+	"time"
+
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/rules"
+	"github.com/spf13/pflag"
+)
+
+// Hook exit codes. Claude Code treats any other non-zero code as "hook failed, carry on", so
+// the hook never uses one: it answers with JSON and exit 0, or, when it cannot even do that,
+// blocks with exit 2 and the reason on stderr.
+const (
+	hookAnswered = 0
+	hookBlocked  = 2
+)
+
+// maxPayload bounds what the hook reads from stdin: a payload larger than this is denied
+// without being buffered whole.
+const maxPayload = 8 << 20
+
+// budget is how long the hook may spend deciding. The harnesses let a call through when a hook
+// times out, so a line too expensive to analyse is denied in time instead.
+const budget = 150 * time.Millisecond
+
+func (c *ctx) hook(args []string) int {
+	fs := flags("hook")
+	name := fs.String("harness", "", "")
+	if err := parse(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(c.stdout, builtin.Help("hook"))
+			return hookAnswered
+		}
+		return c.block(fmt.Errorf("%v", err))
+	}
+	data, err := io.ReadAll(io.LimitReader(c.stdin, maxPayload+1))
+	if err != nil {
+		return c.block(fmt.Errorf("read hook payload: %w", err))
+	}
+	var h harness.Harness
+	if *name != "" {
+		var ok bool
+		if h, ok = harness.Lookup(*name); !ok {
+			return c.block(fmt.Errorf("unknown harness %q (known: %v)", *name, harness.Names()))
+		}
+	}
+	if len(data) > maxPayload {
+		return c.answer(h, nil, harness.Answer{Verdict: "deny", Reason: fmt.Sprintf("[ctxguard/hook.payload-too-large] the hook payload is larger than %d MiB, too large to check — split the command", maxPayload>>20)})
+	}
+	if h == nil {
+		if h, err = harness.Detect(data); err != nil {
+			return c.block(fmt.Errorf("read hook payload: %w", err))
+		}
+	}
+	req, err := h.Decode(data)
+	if err != nil {
+		return c.answer(h, req, harness.Answer{Verdict: "deny", Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v", err)})
+	}
+	if req.Shell == "" {
+		return hookAnswered
+	}
+	o := c.decide(guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session})
+	a := harness.Answer{Verdict: o.Verdict.String(), Reason: o.Reason}
+	if o.Rewritten {
+		a.Command = o.Command
+	}
+	if o.RewriteMode != rules.Unset {
+		a.RewriteAs = o.RewriteMode.String()
+	}
+	return c.answer(h, req, a)
+}
+
+// decide runs guard.Decide within the time budget, turning a panic or an overrun into a deny.
+func (c *ctx) decide(req guard.Request) (o guard.Outcome) {
+	done := make(chan guard.Outcome, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- guard.Outcome{Verdict: rules.VerdictDeny, Rule: "hook.internal-error",
+					Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}
+			}
+		}()
+		done <- guard.Decide(req, c.env)
+	}()
+	select {
+	case o = <-done:
+		return o
+	case <-time.After(budget):
+		return guard.Outcome{Verdict: rules.VerdictDeny, Rule: "hook.too-expensive",
+			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}
+	}
+}
+
+// answer encodes the answer; if even that fails, it blocks.
+func (c *ctx) answer(h harness.Harness, req *harness.Request, a harness.Answer) int {
+	if h == nil {
+		return c.block(fmt.Errorf("%s", a.Reason))
+	}
+	if req == nil {
+		req = &harness.Request{Harness: h.Name()}
+	}
+	var buf bytes.Buffer
+	if err := h.Encode(&buf, req, a); err != nil {
+		return c.block(fmt.Errorf("encode answer: %w", err))
+	}
+	if _, err := c.stdout.Write(buf.Bytes()); err != nil {
+		return c.block(fmt.Errorf("write answer: %w", err))
+	}
+	return hookAnswered
+}
+
+// block refuses the call with exit 2, the one code every harness treats as "do not run".
+func (c *ctx) block(err error) int {
+	fmt.Fprintf(c.stderr, "ctxguard: %v\n", err)
+	return hookBlocked
+}

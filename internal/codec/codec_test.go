@@ -1,0 +1,286 @@
+package codec_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/google/go-cmp/cmp"
+)
+
+type inner struct {
+	Allow []string `yaml:"allow"`
+	Count int      `yaml:"count"`
+}
+
+type doc struct {
+	Name     string            `yaml:"name"`
+	Contexts map[string]*inner `yaml:"contexts"`
+	List     []inner           `yaml:"list"`
+}
+
+func TestDecodeStrict(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want doc
+		errs []string // each error's text, in order
+	}{
+		{
+			name: "ok",
+			in:   "name: x\ncontexts:\n  a:\n    allow: [p, q]\n",
+			want: doc{Name: "x", Contexts: map[string]*inner{"a": {Allow: []string{"p", "q"}}}},
+		},
+		{name: "bom", in: "\ufeffname: x\n", want: doc{Name: "x"}},
+		{name: "crlf", in: "name: x\r\nlist:\r\n  - count: 2\r\n", want: doc{Name: "x", List: []inner{{Count: 2}}}},
+		{name: "empty", in: ""},
+		{name: "comments only", in: "# nothing here\n"},
+		{
+			name: "unknown key",
+			in:   "name: x\ncontexts:\n  a:\n    alow: [p]\n",
+			errs: []string{`f.yaml:4:5: unknown key "alow"`},
+		},
+		{
+			name: "unknown key in a list item",
+			in:   "list:\n  - count: 1\n  - cout: 2\n",
+			errs: []string{`f.yaml:3:5: unknown key "cout"`},
+		},
+		{
+			name: "wrong type",
+			in:   "name: x\nlist:\n  - count: many\n",
+			errs: []string{"f.yaml:3:12: cannot unmarshal !!str `many` into int"},
+		},
+		{
+			name: "sequence for a string",
+			in:   "name: [a, b]\n",
+			errs: []string{"f.yaml:1:7: cannot unmarshal !!seq into string"},
+		},
+		{
+			name: "two problems",
+			in:   "nme: x\nlist: {}\n",
+			errs: []string{`f.yaml:1:1: unknown key "nme"`, "f.yaml:2:7: cannot unmarshal !!map into []codec_test.inner"},
+		},
+		{
+			name: "repeated key",
+			in:   "name: x\nname: y\n",
+			errs: []string{`f.yaml:2:1: key "name" is already defined at line 1`},
+		},
+		{
+			name: "syntax",
+			in:   "name: x\nlist: [a,\n",
+			errs: []string{"f.yaml:2: did not find expected node content"},
+		},
+		{
+			name: "second document",
+			in:   "name: x\n---\nname: y\n",
+			errs: []string{"f.yaml:2:1: more than one YAML document"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got doc
+			err := codec.DecodeStrict([]byte(tt.in), "f.yaml", &got)
+			if tt.errs == nil {
+				if err != nil {
+					t.Fatalf("DecodeStrict: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("DecodeStrict (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("DecodeStrict: no error, want %q", tt.errs)
+			}
+			var all []string
+			for _, e := range unjoin(err) {
+				var ce *codec.Error
+				if !errors.As(e, &ce) {
+					t.Errorf("error %v (%T) is not a *codec.Error", e, e)
+				}
+				all = append(all, e.Error())
+			}
+			if diff := cmp.Diff(tt.errs, all); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func TestErrorString(t *testing.T) {
+	tests := []struct {
+		e    codec.Error
+		want string
+	}{
+		{codec.Error{File: "p.yaml", Line: 3, Col: 7, Msg: "bad"}, "p.yaml:3:7: bad"},
+		{codec.Error{File: "p.yaml", Line: 3, Msg: "bad"}, "p.yaml:3: bad"},
+		{codec.Error{File: "p.yaml", Msg: "bad"}, "p.yaml: bad"},
+		{codec.Error{Msg: "bad"}, "bad"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestLocate(t *testing.T) {
+	src := "version: 1\ncontexts:\n  az:\n    allow: [a, b]\n    unbound: fix\nrules:\n  - match: x y\n    decision: deny\n"
+	p, err := codec.Locate([]byte(src), "policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]codec.Pos{
+		"":                     {1, 1},
+		"version":              {1, 1},
+		"contexts":             {2, 1},
+		"contexts.az":          {3, 3},
+		"contexts.az.allow":    {4, 5},
+		"contexts.az.allow.1":  {4, 16},
+		"contexts.az.unbound":  {5, 5},
+		"rules.0":              {7, 5},
+		"rules.0.decision":     {8, 5},
+		"rules.0.match":        {7, 5},
+		"contexts.az.allow.0":  {4, 13},
+		"contexts.az.missing":  {},
+		"rules.1":              {},
+		"contexts.gcloud.deny": {},
+	}
+	for path, w := range want {
+		got, ok := p.At(path)
+		if ok != (w != codec.Pos{}) || got != w {
+			t.Errorf("At(%q) = %v, %v; want %v", path, got, ok, w)
+		}
+	}
+	if got, want := p.Errorf("contexts.az.unbound", "unknown setting %q", "maybe").Error(), `policy.yaml:5:5: unknown setting "maybe"`; got != want {
+		t.Errorf("Errorf = %q, want %q", got, want)
+	}
+	// A missing item points at the nearest enclosing one.
+	if got, want := p.Errorf("contexts.az.default", "x").Error(), "policy.yaml:3:3: x"; got != want {
+		t.Errorf("Errorf = %q, want %q", got, want)
+	}
+	if _, err := codec.Locate([]byte("a: [\n"), "bad.yaml"); err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:1: ") {
+		t.Errorf("Locate on bad YAML: %v", err)
+	}
+}
+
+func TestToJSON(t *testing.T) {
+	tests := []struct {
+		name, format, in, want string
+		err                    string
+	}{
+		{name: "json bom", format: "json", in: "\ufeff{\"a\":1}", want: `{"a":1}`},
+		{name: "json untouched", format: "json", in: "{\r\n \"a\": [1, 2]\r\n}", want: "{\r\n \"a\": [1, 2]\r\n}"},
+		{name: "json empty", format: "json", in: "", want: ""},
+
+		{name: "yaml", format: "yaml", in: "current-context: dev\nb: 2\nc: [x, 1.5, true, null, ~]\n",
+			want: `{"current-context":"dev","b":2,"c":["x",1.5,true,null,null]}`},
+		{name: "yaml bom crlf", format: "yaml", in: "\ufeffa: b\r\nc:\r\n  d: e\r\n", want: `{"a":"b","c":{"d":"e"}}`},
+		{name: "yaml order kept", format: "yaml", in: "z: 1\na: 2\nm: 3\n", want: `{"z":1,"a":2,"m":3}`},
+		{name: "yaml non-string keys", format: "yaml", in: "1: one\ntrue: yes\n", want: `{"1":"one","true":"yes"}`},
+		{name: "yaml numbers", format: "yaml", in: "a: 0x1F\nb: 1e3\nc: .inf\nd: -0\ne: 012\nf: +5\n",
+			want: `{"a":31,"b":1e3,"c":".inf","d":-0,"e":10,"f":5}`},
+		{name: "yaml bools and strings", format: "yaml", in: "a: True\nb: yes\nc: 'true'\nd: \"x\\ty\\u0001\"\n",
+			want: `{"a":true,"b":"yes","c":"true","d":"x\ty\u0001"}`},
+		{name: "yaml timestamp", format: "yaml", in: "t: 2026-12-01T10:00:00+00:00\n", want: `{"t":"2026-12-01T10:00:00+00:00"}`},
+		{name: "yaml anchors and merge", format: "yaml",
+			in:   "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\nref: *b\n",
+			want: `{"base":{"x":1,"y":2},"use":{"y":3,"x":1},"ref":{"x":1,"y":2}}`},
+		{name: "yaml repeated key keeps first", format: "yaml", in: "a: 1\na: 2\n", want: `{"a":1}`},
+		{name: "yaml empty", format: "yaml", in: "", want: `null`},
+		{name: "yaml comments only", format: "yaml", in: "# x\n", want: `null`},
+		{name: "yaml scalar document", format: "yaml", in: "hello\n", want: `"hello"`},
+		{name: "yaml syntax", format: "yaml", in: "a: [b,\n", err: "line 1: did not find expected node content"},
+		{name: "yaml gh host with dots", format: "yaml", in: "github.com:\n    user: alice\n", want: `{"github.com":{"user":"alice"}}`},
+
+		{name: "ini", format: "ini", in: "[core]\nproject = x\naccount = a@b\n\n[compute]\nregion = europe-west1\n",
+			want: `{"core":{"project":"x","account":"a@b"},"compute":{"region":"europe-west1"}}`},
+		{name: "ini top level and comments", format: "ini", in: "\ufeff; comment\ntop=1\n# other\n[s]\n  k : v w  \r\n",
+			want: `{"top":"1","s":{"k":"v w"}}`},
+		{name: "ini repeats merge", format: "ini", in: "[a]\nx=1\n[b]\ny=2\n[a]\nx=3\nz=4\n",
+			want: `{"a":{"x":"3","z":"4"},"b":{"y":"2"}}`},
+		{name: "ini value with delimiters", format: "ini", in: "[s]\nurl = https://x.example/?a=b\n",
+			want: `{"s":{"url":"https://x.example/?a=b"}}`},
+		{name: "ini empty value", format: "ini", in: "[s]\nk =\n", want: `{"s":{"k":""}}`},
+		{name: "ini empty", format: "ini", in: "", want: `{}`},
+		{name: "ini garbage", format: "ini", in: "[s]\nk = v\njust words\n", err: `line 3: want "key = value" or "[section]"`},
+		{name: "ini bad header", format: "ini", in: "[s\n", err: "line 1: section header without ]"},
+
+		{name: "text", format: "text", in: "staging", want: `"staging"`},
+		{name: "text trimmed", format: "text", in: "\ufeff  prod\r\n", want: `"prod"`},
+		{name: "text escapes", format: "text", in: "a\"b\\c\nd\xff", want: `"a\"b\\c\nd\ufffd"`},
+		{name: "text empty", format: "text", in: "", want: `""`},
+
+		{name: "unknown format", format: "toml", in: "a = 1", err: `unknown state format "toml"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := codec.ToJSON([]byte(tt.in), tt.format)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("ToJSON error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ToJSON: %v", err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("ToJSON = %s\nwant     %s", got, tt.want)
+			}
+			if tt.format != "json" && !json.Valid(got) {
+				t.Errorf("ToJSON gave invalid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestToJSONAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a00: &a00 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 12; i++ {
+		b.WriteString("a" + itoa(i) + ": &a" + itoa(i) + " [")
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*a" + itoa(i-1))
+		}
+		b.WriteString("]\n")
+	}
+	if _, err := codec.ToJSON([]byte(b.String()), "yaml"); err == nil || !strings.Contains(err.Error(), "aliasing") {
+		t.Fatalf("ToJSON on an alias bomb: %v, want an aliasing error", err)
+	}
+}
+
+func TestToJSONAliasCycle(t *testing.T) {
+	_, err := codec.ToJSON([]byte("a: &x [1, *x]\n"), "yaml")
+	if err == nil {
+		t.Fatal("ToJSON on a self-containing anchor: no error")
+	}
+}
+
+func itoa(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10)) }
+
+func FuzzToJSON(f *testing.F) {
+	for _, s := range []string{"a: b\n", "[s]\nk=v\n", "x", "{\"a\":1}", "a: &x {b: *x}\n", "<<: {a: 1}\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []string{"yaml", "ini", "text"} {
+			out, err := codec.ToJSON(data, format)
+			if err == nil && !json.Valid(out) {
+				t.Errorf("ToJSON(%q, %s) = %s: invalid JSON", data, format, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,12 @@
+// Package codec is the one place that decodes YAML, and the one place that turns a CLI's state
+// file into JSON.
+//
+// Keeping every YAML import here means a second YAML library (or a new major version of this
+// one) is one package to change, and every caller gets the same strictness and the same error
+// shape: a [*Error] that prints as file:line:col: message, so a typo in a policy or a provider
+// file points at the line to fix.
+//
+// State files come in four shapes (az writes JSON with a byte-order mark, kubectl and gh write
+// YAML, gcloud writes INI, terraform a bare word). [ToJSON] turns each of them into JSON so that
+// one path language (gjson, used by the providers package) reads all of them.
+package codec

@@ -1,0 +1,134 @@
+package explain
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// report is the JSON form of an outcome.
+type report struct {
+	Decision  rules.Verdict      `json:"decision"`
+	Rule      string             `json:"rule"`
+	Reason    string             `json:"reason"`
+	Command   string             `json:"command"`
+	Input     string             `json:"input"`
+	Cwd       string             `json:"cwd"`
+	Calls     []rules.CallTrace  `json:"calls"`
+	Policies  []rules.PolicyFile `json:"policies"`
+	Providers []string           `json:"providers"`
+}
+
+// JSON writes the outcome as one indented JSON object.
+func JSON(w io.Writer, o guard.Outcome) error {
+	r := report{
+		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Cwd: o.Cwd,
+		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers,
+	}
+	if r.Calls == nil {
+		r.Calls = []rules.CallTrace{}
+	}
+	if r.Policies == nil {
+		r.Policies = []rules.PolicyFile{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Text writes the outcome for a person: the policy files, each guarded call with its context
+// and where that came from, and the decision.
+func Text(w io.Writer, o guard.Outcome) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "command:  %s\n", o.Input)
+	fmt.Fprintf(&b, "cwd:      %s\n", o.Cwd)
+	if len(o.Policies) == 0 {
+		b.WriteString("policy:   none found\n")
+	}
+	for _, p := range o.Policies {
+		fmt.Fprintf(&b, "policy:   %-8s %s\n", p.Layer, p.File)
+	}
+	for i, c := range o.Calls {
+		fmt.Fprintf(&b, "call %d:   %s\n", i+1, strings.Join(c.Argv, " "))
+		fmt.Fprintf(&b, "  provider %s, %s", c.Provider, c.Kind)
+		if len(c.Via) > 0 {
+			fmt.Fprintf(&b, ", via %s", strings.Join(c.Via, " > "))
+		}
+		b.WriteString("\n")
+		if c.Context != nil {
+			fmt.Fprintf(&b, "  context  %s\n", context(c.Context))
+		}
+		for _, m := range c.Matched {
+			fmt.Fprintf(&b, "  matched  %s\n", m)
+		}
+		fmt.Fprintf(&b, "  decision %s", c.Verdict)
+		if c.Rule != "" {
+			fmt.Fprintf(&b, " (%s)", c.Rule)
+		}
+		b.WriteString("\n")
+		if c.Binding != "" {
+			fmt.Fprintf(&b, "  binding  %s\n", c.Binding)
+		}
+	}
+	fmt.Fprintf(&b, "decision: %s", o.Verdict)
+	if o.Rule != "" {
+		fmt.Fprintf(&b, " (%s)", o.Rule)
+	}
+	b.WriteString("\n")
+	if o.Reason != "" {
+		fmt.Fprintf(&b, "reason:   %s\n", strings.ReplaceAll(o.Reason, "\n", "\n          "))
+	}
+	if o.Rewritten {
+		fmt.Fprintf(&b, "rewrite:  %s\n", o.Command)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// context renders where a context came from: "Contoso-Dev (1111…) from state file F key K".
+func context(c *rules.ContextTrace) string {
+	v := c.Value
+	if c.Name != "" && c.Name != c.Value {
+		v = fmt.Sprintf("%s (%s)", c.Name, c.Value)
+	}
+	if v == "" {
+		v = "(none)"
+	}
+	var from string
+	switch c.Source {
+	case "flag":
+		from = "from flag " + c.Flag
+	case "env":
+		from = "from " + c.Env + " set on the command"
+	case "process-env":
+		from = "from the environment variable " + c.Env
+	case "carried":
+		from = "carried from `" + c.From + "` earlier in the line"
+	case "remembered":
+		from = "remembered for this session"
+	case "unknown":
+		from = "unknown"
+		if c.From != "" {
+			from += " after `" + c.From + "`"
+		}
+	default:
+		from = c.Source
+	}
+	if c.File != "" {
+		from += fmt.Sprintf(" (file %s", c.File)
+		if c.Key != "" {
+			from += ", key " + c.Key
+		}
+		from += ")"
+	}
+	allowed := "allowed"
+	if !c.Allowed {
+		allowed = "not allowed"
+	}
+	return fmt.Sprintf("%s %s — %s", v, from, allowed)
+}

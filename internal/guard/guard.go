@@ -1,0 +1,184 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// Request is one command line to decide.
+type Request struct {
+	Command string
+	// Cwd is the command's working directory; relative state paths and the project policy are
+	// found from it.
+	Cwd     string
+	Session string
+}
+
+// Env is the hook's own environment.
+type Env struct {
+	Lookup func(string) (string, bool)
+	Home   string
+	OS     string
+}
+
+// OSEnv is the process's environment.
+func OSEnv(goos string) Env {
+	home, _ := os.UserHomeDir()
+	if h, ok := os.LookupEnv("HOME"); ok {
+		home = h
+	}
+	return Env{Lookup: os.LookupEnv, Home: home, OS: goos}
+}
+
+// Outcome is a decision and everything that explains it.
+type Outcome struct {
+	Verdict rules.Verdict
+	Rule    string
+	Reason  string
+	// Command is the line as it should run: rewritten when Verdict is rewrite, or when an ask
+	// carries bindings; otherwise the input.
+	Command   string
+	Rewritten bool
+	Input     string
+	Cwd       string
+	Policies  []rules.PolicyFile
+	Providers []string
+	Calls     []rules.CallTrace
+	// RewriteMode is the policy's rewrite setting (Unset: the harness decides).
+	RewriteMode rules.Setting
+}
+
+// Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
+// reason names the cause, because a guard that errors out is a guard that lets the call through.
+func Decide(req Request, env Env) Outcome {
+	out := Outcome{Input: req.Command, Command: req.Command, Cwd: req.Cwd}
+	cat, err := catalog(env)
+	if err != nil {
+		return out.deny("provider.error", err)
+	}
+	names := cat.Names()
+	pol, err := policy.Load(policy.Options{Cwd: req.Cwd, Home: env.Home, Env: env.Lookup, OS: env.OS, Providers: names})
+	if err != nil {
+		return out.deny("policy.error", err)
+	}
+	out.Policies, out.RewriteMode = pol.Files, pol.RewriteMode
+	if len(pol.Files) == 0 {
+		out.Rule, out.Reason = "policy.none", "no ctxguard policy applies here, so every command is allowed"
+		return out
+	}
+	calls, err := shell.Parse(req.Command)
+	if err != nil {
+		return out.deny("parse.error", fmt.Errorf("cannot parse the command line: %w — fix its shell syntax", err))
+	}
+	specs, err := specsFor(cat, calls)
+	if err != nil {
+		return out.deny("provider.error", err)
+	}
+	for _, sp := range specs {
+		out.Providers = append(out.Providers, sp.Source)
+	}
+	res := rules.Evaluate(rules.Input{
+		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: shell.Quote,
+		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS,
+	})
+	out.Verdict, out.Rule, out.Reason, out.Calls = res.Verdict, res.Rule, res.Reason, res.Calls
+	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
+		line, err := shell.Rewrite(req.Command, res.Edits)
+		if err != nil {
+			return out.deny("rewrite.unsafe", fmt.Errorf("the bound command does not parse the same way (%v); run each call with its binding instead: %s", err, fixes(res.Calls)))
+		}
+		out.Command, out.Rewritten = line, true
+	}
+	return out
+}
+
+func (o Outcome) deny(rule string, err error) Outcome {
+	o.Verdict, o.Rule = rules.VerdictDeny, rule
+	o.Reason = fmt.Sprintf("[ctxguard/%s] %v", rule, err)
+	return o
+}
+
+func fixes(calls []rules.CallTrace) string {
+	var out []string
+	for _, c := range calls {
+		if c.Fixed != "" && !slices.Contains(out, c.Fixed) {
+			out = append(out, c.Fixed)
+		}
+	}
+	if len(out) == 0 {
+		return "(none)"
+	}
+	return fmt.Sprint(out)
+}
+
+// catalog holds the built-in providers and the user's, from
+// ${XDG_CONFIG_HOME:-~/.config}/ctxguard/providers/*.yaml. A user file may add a CLI but not
+// replace a built-in one: two files with one name are an error, never a silent override.
+func catalog(env Env) (*providers.Catalog, error) {
+	cat := providers.NewCatalog()
+	if err := cat.Add(builtin.Providers(), "builtin:providers"); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(configHome(env), "ctxguard", "providers")
+	if _, err := os.Stat(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return cat, nil
+		}
+		return nil, fmt.Errorf("read providers folder %s: %w", dir, err)
+	}
+	if err := cat.Add(os.DirFS(dir), dir); err != nil {
+		return nil, err
+	}
+	return cat, nil
+}
+
+// specsFor parses the providers that the line's calls need: those that guard a command word
+// in it (or switch another's context from it), and those a non-literal command word may name.
+// Most lines need none, and parsing a provider is the most expensive step of a hook run.
+func specsFor(cat *providers.Catalog, calls []rules.Call) ([]*providers.Spec, error) {
+	var out []*providers.Spec
+	seen := map[string]bool{}
+	add := func(word string) error {
+		if seen[word] || !cat.Guards(word) {
+			return nil
+		}
+		seen[word] = true
+		specs, err := cat.For(word)
+		for _, s := range specs {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return err
+	}
+	for _, c := range calls {
+		words := []string{c.Name}
+		if c.Name == "" {
+			words = rules.Words(c.NameWord.Value)
+		}
+		for _, w := range words {
+			if err := add(w); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// configHome is ${XDG_CONFIG_HOME:-~/.config}.
+func configHome(env Env) string {
+	if v, ok := env.Lookup("XDG_CONFIG_HOME"); ok && v != "" {
+		return v
+	}
+	return filepath.Join(env.Home, ".config")
+}

@@ -1,0 +1,136 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks). Codex CLI
+// sends and reads the same shape, minus ask.
+type claude struct{}
+
+// claudeShells maps Claude Code's shell tools to the shell their command is written for. Both
+// take tool_input {command, description, timeout, run_in_background}. Monitor also runs commands
+// but its input is undocumented, so it is not treated as a shell.
+var claudeShells = map[string]string{
+	"Bash":       "bash",
+	"PowerShell": "powershell",
+}
+
+// claudeAllowModes are the permission modes in which Claude Code would run a shell command
+// without asking the user. A rewrite answers allow only there, so that binding a command never
+// skips a prompt the user would otherwise have seen.
+var claudeAllowModes = map[string]bool{
+	"auto":              true,
+	"dontAsk":           true,
+	"bypassPermissions": true,
+}
+
+func (claude) Name() string { return "claude" }
+
+func (claude) Decode(data []byte) (*Request, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("read claude payload: %w", err)
+	}
+	req, err := decodeSnakeCase(top, "claude", claudeShells)
+	if err != nil {
+		return nil, fmt.Errorf("read claude payload: %w", err)
+	}
+	return req, nil
+}
+
+// decodeSnakeCase reads the snake_case PreToolUse payload that Claude Code sends and that Copilot
+// CLI sends for hooks configured under the PascalCase event name.
+func decodeSnakeCase(top object, harness string, shells map[string]string) (*Request, error) {
+	if event, ok, err := top.str("hook_event_name"); err != nil {
+		return nil, err
+	} else if ok && event != "PreToolUse" {
+		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
+	}
+	req := &Request{Harness: harness}
+	err := top.strs(
+		field{"tool_name", &req.Tool},
+		field{"session_id", &req.Session},
+		field{"cwd", &req.Cwd},
+		field{"permission_mode", &req.Mode},
+	)
+	if err != nil {
+		return nil, err
+	}
+	if req.Tool == "" {
+		return nil, errors.New("missing tool_name")
+	}
+	input, _ := top.get("tool_input")
+	return withShellArgs(req, shells, input, "tool_input")
+}
+
+// withShellArgs completes a request from its tool's arguments: for a shell tool they must be an
+// object with a string command; any other tool is returned with Shell "" and its arguments unread.
+func withShellArgs(req *Request, shells map[string]string, raw json.RawMessage, name string) (*Request, error) {
+	req.Shell = shells[req.Tool]
+	if req.Shell == "" {
+		return req, nil
+	}
+	if raw == nil || isNull(raw) {
+		return nil, fmt.Errorf("missing %s", name)
+	}
+	obj, err := argsObject(raw, name)
+	if err != nil {
+		return nil, err
+	}
+	cmd, ok, err := obj.str("command")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s has no command", name)
+	}
+	req.Command, req.args = cmd, obj
+	return req, nil
+}
+
+// claudeOutput is Claude Code's PreToolUse decision.
+type claudeOutput struct {
+	HookSpecificOutput claudeDecision `json:"hookSpecificOutput"`
+}
+
+type claudeDecision struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	// UpdatedInput replaces the whole tool_input, so it carries every original field.
+	UpdatedInput object `json:"updatedInput,omitempty"`
+}
+
+func (claude) Encode(w io.Writer, req *Request, a Answer) error {
+	d, err := decide(req, a, claudeRewriteDefault(req))
+	if err != nil {
+		return fmt.Errorf("answer claude: %w", err)
+	}
+	if d.permission == "" {
+		return nil
+	}
+	out := claudeOutput{claudeDecision{
+		HookEventName:            "PreToolUse",
+		PermissionDecision:       d.permission,
+		PermissionDecisionReason: d.reason,
+		UpdatedInput:             d.args,
+	}}
+	if err := write(w, out); err != nil {
+		return fmt.Errorf("answer claude: %w", err)
+	}
+	return nil
+}
+
+// claudeRewriteDefault is how a rewrite is answered when the policy does not say: ask where
+// Claude Code would have asked anyway (default, plan, acceptEdits, and any mode it did not name)
+// and allow where it would not.
+func claudeRewriteDefault(req *Request) string {
+	if req != nil && claudeAllowModes[req.Mode] {
+		return "allow"
+	}
+	return "ask"
+}

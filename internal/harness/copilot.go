@@ -1,0 +1,81 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// copilot is GitHub Copilot CLI's preToolUse hook
+// (https://docs.github.com/en/copilot/reference/hooks-reference). It reads both payloads Copilot
+// sends: the native camelCase one ({sessionId, timestamp, cwd, toolName, toolArgs}) and the VS
+// Code-compatible snake_case one that a hook configured under the PascalCase event PreToolUse
+// gets ({hook_event_name, session_id, timestamp, cwd, tool_name, tool_input}). The answer has
+// the same top-level fields for both.
+type copilot struct{}
+
+// copilotShells maps Copilot's shell tools to their shell. The snake_case payload reports
+// Claude Code's tool names, and reports both bash and powershell as "Bash", so a PowerShell
+// command arriving that way is read as bash.
+var copilotShells = map[string]string{
+	"bash":       "bash",
+	"powershell": "powershell",
+	"Bash":       "bash",
+	"PowerShell": "powershell",
+}
+
+func (copilot) Name() string { return "copilot" }
+
+func (copilot) Decode(data []byte) (*Request, error) {
+	req, err := decodeCopilot(data)
+	if err != nil {
+		return nil, fmt.Errorf("read copilot payload: %w", err)
+	}
+	return req, nil
+}
+
+func decodeCopilot(data []byte) (*Request, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, err
+	}
+	if !top.has("toolName") && !top.has("toolArgs") && (top.has("tool_name") || top.has("tool_input")) {
+		return decodeSnakeCase(top, "copilot", copilotShells)
+	}
+	req := &Request{Harness: "copilot"}
+	err = top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"cwd", &req.Cwd})
+	if err != nil {
+		return nil, err
+	}
+	if req.Tool == "" {
+		return nil, errors.New("missing toolName")
+	}
+	raw, _ := top.get("toolArgs")
+	return withShellArgs(req, copilotShells, raw, "toolArgs")
+}
+
+// copilotOutput is Copilot CLI's preToolUse decision. Copilot parses all of stdout as one JSON
+// document, so the adapter writes exactly one object.
+type copilotOutput struct {
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	// ModifiedArgs replaces the tool arguments (honoured since Copilot CLI 1.0.24).
+	ModifiedArgs object `json:"modifiedArgs,omitempty"`
+}
+
+func (copilot) Encode(w io.Writer, req *Request, a Answer) error {
+	// Copilot sends no permission mode, so ctxguard cannot tell whether the user would have been
+	// asked; a rewrite is answered allow, as Copilot documents it, unless the policy says ask.
+	d, err := decide(req, a, "allow")
+	if err != nil {
+		return fmt.Errorf("answer copilot: %w", err)
+	}
+	if d.permission == "" {
+		return nil
+	}
+	out := copilotOutput{PermissionDecision: d.permission, PermissionDecisionReason: d.reason, ModifiedArgs: d.args}
+	if err := write(w, out); err != nil {
+		return fmt.Errorf("answer copilot: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package harness
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Request is what a harness asks: may this one tool call run?
+//
+// A Request whose Shell is "" is a tool call that is not a shell command (Claude Code's Read,
+// Copilot's edit, …). Decode returns it without an error so that the caller can stay silent:
+// a hook configured with a broad matcher must not deny every other tool.
+type Request struct {
+	Harness string // "claude", "copilot"
+	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell)
+	Shell   string // "bash" or "powershell", from the tool name; "" for a tool that is not a shell
+	Command string
+	Cwd     string
+	Session string // session id (Claude Code session_id, Copilot sessionId)
+	Mode    string // Claude Code permission_mode; "" where the harness sends none
+
+	// args is the tool input exactly as sent, kept so that a rewrite can echo every field.
+	args object
+}
+
+// Answer is ctxguard's decision in harness-neutral terms.
+type Answer struct {
+	Verdict string // "allow", "deny", "ask", "rewrite"
+	Reason  string
+	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
+	// the human approves is the bound command ("" = unchanged).
+	Command string
+	// RewriteAs is the policy's override for how a rewrite is answered: "" lets the harness
+	// decide, "ask" always shows the bound command to the user, "allow" never does.
+	RewriteAs string
+}
+
+// Harness is one agent harness's hook protocol.
+type Harness interface {
+	// Name is the name used on the command line (--harness) and in Request.Harness.
+	Name() string
+	// Decode reads one hook payload. It fails on a payload that is not JSON, has the wrong shape,
+	// or is a shell tool call without a command; for a tool that is not a shell it returns a
+	// Request with Shell "".
+	Decode(data []byte) (*Request, error)
+	// Encode writes the harness's answer: nothing at all for allow, otherwise exactly one JSON
+	// object followed by a newline. req is the request being answered; a rewrite (or an ask that
+	// carries a command) needs it to echo the original tool arguments.
+	Encode(w io.Writer, req *Request, a Answer) error
+}
+
+var harnesses = []Harness{claude{}, copilot{}}
+
+// Lookup returns the harness with the given name.
+func Lookup(name string) (Harness, bool) {
+	i := slices.IndexFunc(harnesses, func(h Harness) bool { return h.Name() == name })
+	if i < 0 {
+		return nil, false
+	}
+	return harnesses[i], true
+}
+
+// Names lists the known harness names, for usage messages.
+func Names() []string {
+	names := make([]string, len(harnesses))
+	for i, h := range harnesses {
+		names[i] = h.Name()
+	}
+	return names
+}
+
+// Detect picks the harness from the payload's shape, for a hook configured without --harness.
+//
+// Copilot CLI's native payload has toolName and toolArgs; Claude Code's has tool_name,
+// tool_input and hook_event_name. Copilot's VS Code-compatible payload (a hook configured under
+// the PascalCase event PreToolUse, which is also how Copilot runs the hooks it finds in
+// .claude/settings.json) uses Claude Code's snake_case names, but it carries a timestamp and none
+// of the fields Claude Code always sends (permission_mode, transcript_path, tool_use_id). It goes
+// to the copilot adapter, because the answer must be in the format of the harness that reads it,
+// and Copilot documents only its own top-level permissionDecision.
+func Detect(data []byte) (Harness, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("detect harness: %w", err)
+	}
+	switch {
+	case top.has("toolArgs") || top.has("toolName"):
+		return copilot{}, nil
+	case top.has("tool_input") || top.has("hook_event_name"):
+		if isCopilotSnakeCase(top) {
+			return copilot{}, nil
+		}
+		return claude{}, nil
+	}
+	return nil, errors.New("detect harness: payload has none of tool_input, hook_event_name, toolArgs, toolName; name the harness with --harness")
+}
+
+// isCopilotSnakeCase reports whether a snake_case payload comes from Copilot CLI rather than
+// Claude Code (see Detect).
+func isCopilotSnakeCase(top object) bool {
+	return top.has("timestamp") && !top.has("permission_mode") && !top.has("transcript_path") && !top.has("tool_use_id")
+}
+
+// decision is an answer reduced to what every harness writes: a permission decision ("" for
+// allow, which is silence), a reason, and the tool arguments to run instead (nil: unchanged).
+type decision struct {
+	permission string
+	reason     string
+	args       object
+}
+
+// decide turns an answer into a decision. rewriteDefault is how the harness answers a rewrite
+// when the policy does not say (RewriteAs).
+func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
+	d := decision{reason: a.Reason}
+	switch a.RewriteAs {
+	case "", "ask", "allow":
+	default:
+		return d, fmt.Errorf("unknown rewrite answer %q: want ask or allow", a.RewriteAs)
+	}
+	switch a.Verdict {
+	case "allow":
+		return decision{}, nil
+	case "deny":
+		// The reason is what the agent reads; Copilot CLI requires one, and an answer it rejects
+		// counts as no answer, which would let the command run.
+		d.permission = "deny"
+		if d.reason == "" {
+			d.reason = "ctxguard denied this command"
+		}
+		return d, nil
+	case "ask":
+		d.permission = "ask"
+	case "rewrite":
+		if a.Command == "" {
+			return d, errors.New("rewrite without a command")
+		}
+		d.permission = cmp.Or(a.RewriteAs, rewriteDefault)
+	default:
+		return d, fmt.Errorf("unknown verdict %q", a.Verdict)
+	}
+	if a.Command != "" {
+		if req == nil || req.args == nil {
+			return d, errors.New("a rewritten command needs the decoded request it answers")
+		}
+		var err error
+		if d.args, err = req.args.with("command", a.Command); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}

@@ -1,0 +1,367 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// The sample payloads of research/harness-protocols.md §6.
+const (
+	claudeSample        = `{"session_id":"7b1e2c9a-5d1f","transcript_path":"/home/dev/.claude/projects/-home-dev-infra/7b1e2c9a.jsonl","cwd":"/home/dev/infra","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"az group list","description":"List resource groups","timeout":120000,"run_in_background":false},"tool_use_id":"toolu_01AbCd"}`
+	codexSample         = `{"session_id":"s1","turn_id":"t1","transcript_path":null,"cwd":"/home/dev/infra","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_use_id":"c1","tool_input":{"command":"az group list"}}`
+	copilotSample       = `{"sessionId":"c0ffee00-1111","timestamp":1787400000000,"cwd":"/home/dev/infra","toolName":"bash","toolArgs":"{\"command\":\"az group list\",\"description\":\"List resource groups\"}"}`
+	copilotObjectSample = `{"sessionId":"c0ffee00-1111","timestamp":1787400000000,"cwd":"/home/dev/infra","toolName":"bash","toolArgs":{"command":"az group list","description":"List resource groups"}}`
+	// Copilot's VS Code-compatible payload, for a hook configured under PascalCase PreToolUse.
+	copilotSnakeSample = `{"hook_event_name":"PreToolUse","session_id":"c0ffee00-2222","timestamp":"2026-08-22T10:15:00.000Z","cwd":"/home/dev/infra","tool_name":"Bash","tool_input":{"command":"az group list","description":"List resource groups"}}`
+	geminiSample       = `{"session_id":"a1b2c3","transcript_path":"/x.json","cwd":"/home/dev/infra","hook_event_name":"BeforeTool","timestamp":"2026-08-22T10:15:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"az group list"}}`
+)
+
+// claudeInput is a Claude Code payload in the given permission mode with the given tool_input.
+func claudeInput(mode, toolInput string) string {
+	return `{"session_id":"s","cwd":"/w","permission_mode":"` + mode + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":` + toolInput + `}`
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name    string
+		harness string
+		payload string
+		want    *Request
+	}{
+		{"claude sample", "claude", claudeSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "7b1e2c9a-5d1f", Mode: "default"}},
+		{"claude powershell", "claude", `{"session_id":"s","cwd":"C:\\w","permission_mode":"auto","tool_name":"PowerShell","tool_input":{"command":"Get-AzContext"}}`, &Request{Harness: "claude", Tool: "PowerShell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "s", Mode: "auto"}},
+		{"claude without mode", "claude", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "ls"}},
+		{"claude non-shell tool", "claude", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`, &Request{Harness: "claude", Tool: "Read", Cwd: "/w", Session: "s"}},
+		{"claude non-shell tool without input", "claude", `{"tool_name":"Monitor"}`, &Request{Harness: "claude", Tool: "Monitor"}},
+		{"codex", "claude", codexSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}},
+		{"claude duplicate command: the last wins", "claude", claudeInput("default", `{"command":"echo a","command":"az group delete"}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}},
+		{"claude Command is not command", "claude", claudeInput("default", `{"Command":"echo a","command":"az group delete"}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}},
+		{"claude empty command", "claude", claudeInput("default", `{"command":""}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Cwd: "/w", Session: "s", Mode: "default"}},
+		{"claude escaped U+FFFD is kept", "claude", claudeInput("default", `{"command":"echo \ufffd"}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "echo \uFFFD", Cwd: "/w", Session: "s", Mode: "default"}},
+		{"copilot sample, string toolArgs", "copilot", copilotSample, &Request{Harness: "copilot", Tool: "bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-1111"}},
+		{"copilot object toolArgs", "copilot", copilotObjectSample, &Request{Harness: "copilot", Tool: "bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-1111"}},
+		{"copilot powershell", "copilot", `{"sessionId":"p","cwd":"C:\\w","toolName":"powershell","toolArgs":"{\"command\":\"Get-AzContext\"}"}`, &Request{Harness: "copilot", Tool: "powershell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "p"}},
+		{"copilot snake_case", "copilot", copilotSnakeSample, &Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}},
+		{"copilot snake_case string tool_input", "copilot", `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"{\"command\":\"ls\"}"}`, &Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "ls", Session: "s"}},
+		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":"not json"}`, &Request{Harness: "copilot", Tool: "edit", Cwd: "/w", Session: "s"}},
+		{"claude adapter reads copilot snake_case", "claude", copilotSnakeSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := Lookup(tt.harness)
+			got, err := h.Decode([]byte(tt.payload))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Request{})); diff != "" {
+				t.Errorf("Decode (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		harness string
+		payload string
+		want    string // a substring of the error
+	}{
+		{"empty", "claude", ``, "read claude payload: empty payload"},
+		{"invalid json", "claude", `{"tool_name":`, "invalid json"},
+		{"array", "claude", `[1]`, "not a json object"},
+		{"trailing data", "claude", claudeSample + `{}`, "data after the object"},
+		{"two objects", "copilot", copilotSample + "\n" + copilotSample, "data after the object"},
+		{"missing tool_name", "claude", `{"tool_input":{"command":"ls"}}`, "missing tool_name"},
+		{"tool_name not a string", "claude", `{"tool_name":1,"tool_input":{"command":"ls"}}`, "tool_name is not a string"},
+		{"cwd not a string", "claude", `{"tool_name":"Bash","cwd":["/"],"tool_input":{"command":"ls"}}`, "cwd is not a string"},
+		{"missing tool_input", "claude", `{"tool_name":"Bash"}`, "missing tool_input"},
+		{"null tool_input", "claude", `{"tool_name":"Bash","tool_input":null}`, "missing tool_input"},
+		{"tool_input not an object", "claude", `{"tool_name":"Bash","tool_input":[]}`, "tool_input: payload is not a json object"},
+		{"missing command", "claude", claudeInput("default", `{"description":"x"}`), "tool_input has no command"},
+		{"null command", "claude", claudeInput("default", `{"command":null}`), "tool_input has no command"},
+		{"command not a string", "claude", claudeInput("default", `{"command":["az"]}`), "tool_input: command is not a string"},
+		{"lone surrogate", "claude", claudeInput("default", `{"command":"echo \ud800"}`), "command is not valid unicode"},
+		{"invalid utf-8", "claude", claudeInput("default", "{\"command\":\"echo \xff\"}"), "command is not valid unicode"},
+		{"other event", "claude", geminiSample, "hook event is BeforeTool, want PreToolUse"},
+		{"copilot missing toolName", "copilot", `{"toolArgs":"{\"command\":\"ls\"}"}`, "read copilot payload: missing toolName"},
+		{"copilot toolArgs string not json", "copilot", `{"toolName":"bash","toolArgs":"az group list"}`, "toolArgs: invalid json"},
+		{"copilot toolArgs missing", "copilot", `{"toolName":"bash"}`, "missing toolArgs"},
+		{"copilot toolArgs without command", "copilot", `{"toolName":"bash","toolArgs":"{}"}`, "toolArgs has no command"},
+		{"copilot neither shape", "copilot", `{"sessionId":"s"}`, "missing toolName"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := Lookup(tt.harness)
+			req, err := h.Decode([]byte(tt.payload))
+			if err == nil {
+				t.Fatalf("Decode = %+v, want an error containing %q", req, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Decode error = %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEncode(t *testing.T) {
+	const bound = "az group list --subscription dev-sub"
+	tests := []struct {
+		name    string
+		harness string
+		payload string
+		answer  Answer
+		want    string // the exact output; "" is silence
+	}{
+		{"claude allow is silence", "claude", claudeSample, Answer{Verdict: "allow", Reason: "fine"}, ""},
+		{"claude allow with a command is silence", "claude", claudeSample, Answer{Verdict: "allow", Command: bound}, ""},
+		{
+			"claude deny sample", "claude", claudeSample,
+			Answer{Verdict: "deny", Reason: "ctxguard: active az subscription is prod-sub, repo expects dev-sub. Add --subscription dev-sub or run az account set -s dev-sub"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"ctxguard: active az subscription is prod-sub, repo expects dev-sub. Add --subscription dev-sub or run az account set -s dev-sub"}}`,
+		},
+		{
+			"claude deny without a reason gets one", "claude", claudeSample, Answer{Verdict: "deny"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"ctxguard denied this command"}}`,
+		},
+		{
+			"claude deny never carries a command", "claude", claudeSample, Answer{Verdict: "deny", Reason: "no", Command: bound},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
+		},
+		{
+			"claude ask", "claude", claudeSample, Answer{Verdict: "ask", Reason: "az group delete is destructive"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"az group delete is destructive"}}`,
+		},
+		{
+			"claude ask with the bound line", "claude", claudeSample, Answer{Verdict: "ask", Reason: "r", Command: bound},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
+		},
+		{
+			"claude rewrite sample (policy says allow)", "claude", claudeSample,
+			Answer{Verdict: "rewrite", Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: "allow"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"ctxguard pinned --subscription dev-sub","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
+		},
+		{
+			"claude rewrite keeps every field byte for byte", "claude",
+			claudeInput("auto", `{"description":"Deploy","command":"kubectl apply -f x && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}`),
+			Answer{Verdict: "rewrite", Command: "kubectl apply -f x --context dev && echo done"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"description":"Deploy","command":"kubectl apply -f x --context dev && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}}}`,
+		},
+		{
+			"claude rewrite drops a duplicate command", "claude", claudeInput("auto", `{"command":"echo a","timeout":5,"command":"az group list"}`),
+			Answer{Verdict: "rewrite", Command: bound},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"az group list --subscription dev-sub","timeout":5}}}`,
+		},
+		{
+			"copilot deny sample", "copilot", copilotSample, Answer{Verdict: "deny", Reason: "ctxguard: az subscription prod-sub != dev-sub"},
+			`{"permissionDecision":"deny","permissionDecisionReason":"ctxguard: az subscription prod-sub != dev-sub"}`,
+		},
+		{
+			"copilot deny without a reason gets one", "copilot", copilotSample, Answer{Verdict: "deny"},
+			`{"permissionDecision":"deny","permissionDecisionReason":"ctxguard denied this command"}`,
+		},
+		{"copilot allow is silence", "copilot", copilotSample, Answer{Verdict: "allow"}, ""},
+		{
+			"copilot ask", "copilot", copilotSample, Answer{Verdict: "ask", Reason: "destructive"},
+			`{"permissionDecision":"ask","permissionDecisionReason":"destructive"}`,
+		},
+		{
+			"copilot ask with the bound line", "copilot", copilotSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			`{"permissionDecision":"ask","permissionDecisionReason":"destructive","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+		},
+		{
+			"copilot rewrite sample", "copilot", copilotSample, Answer{Verdict: "rewrite", Command: bound},
+			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+		},
+		{
+			"copilot rewrite, object toolArgs", "copilot", copilotObjectSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound},
+			`{"permissionDecision":"allow","permissionDecisionReason":"bound","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+		},
+		{
+			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: "rewrite", Command: bound, RewriteAs: "ask"},
+			`{"permissionDecision":"ask","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+		},
+		{
+			"copilot rewrite, snake_case payload", "copilot", copilotSnakeSample, Answer{Verdict: "rewrite", Command: bound},
+			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+		},
+		{
+			"copilot rewrite keeps unknown args", "copilot",
+			`{"toolName":"bash","toolArgs":"{\"command\":\"az group list\",\"mode\":\"async\",\"initial_wait\":600000,\"x\":{\"y\":null}}"}`,
+			Answer{Verdict: "rewrite", Command: bound},
+			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","mode":"async","initial_wait":600000,"x":{"y":null}}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := Lookup(tt.harness)
+			req, err := h.Decode([]byte(tt.payload))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			var out bytes.Buffer
+			if err := h.Encode(&out, req, tt.answer); err != nil {
+				t.Fatalf("Encode: %v", err)
+			}
+			want := tt.want
+			if want != "" {
+				want += "\n"
+				if !json.Valid(out.Bytes()) {
+					t.Errorf("output is not valid json: %s", out.String())
+				}
+			}
+			if got := out.String(); got != want {
+				t.Errorf("Encode output:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// TestClaudeRewriteModes checks that a rewrite never skips a prompt Claude Code would have shown:
+// ask in the modes that prompt (and in any mode it does not know), allow only where it would not,
+// and the policy's RewriteAs over both.
+func TestClaudeRewriteModes(t *testing.T) {
+	tests := []struct {
+		mode, rewriteAs, want string
+	}{
+		{"default", "", "ask"},
+		{"plan", "", "ask"},
+		{"acceptEdits", "", "ask"},
+		{"", "", "ask"},
+		{"someFutureMode", "", "ask"},
+		{"auto", "", "allow"},
+		{"dontAsk", "", "allow"},
+		{"bypassPermissions", "", "allow"},
+		{"default", "allow", "allow"},
+		{"bypassPermissions", "ask", "ask"},
+	}
+	h, _ := Lookup("claude")
+	for _, tt := range tests {
+		t.Run(tt.mode+"/"+tt.rewriteAs, func(t *testing.T) {
+			payload := `{"permission_mode":"` + tt.mode + `","tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
+			if tt.mode == "" {
+				payload = `{"tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
+			}
+			req, err := h.Decode([]byte(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := h.Encode(&out, req, Answer{Verdict: "rewrite", Command: "kubectl get pods --context dev", RewriteAs: tt.rewriteAs}); err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				HookSpecificOutput struct {
+					PermissionDecision string
+					UpdatedInput       struct{ Command string }
+				}
+			}
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if d := got.HookSpecificOutput.PermissionDecision; d != tt.want {
+				t.Errorf("permissionDecision = %q, want %q", d, tt.want)
+			}
+			if c := got.HookSpecificOutput.UpdatedInput.Command; c != "kubectl get pods --context dev" {
+				t.Errorf("updatedInput.command = %q", c)
+			}
+		})
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	decoded := func(h Harness, payload string) *Request {
+		req, err := h.Decode([]byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	for _, name := range Names() {
+		h, _ := Lookup(name)
+		payload := claudeSample
+		if name == "copilot" {
+			payload = copilotSample
+		}
+		tests := []struct {
+			name   string
+			req    *Request
+			answer Answer
+			want   string
+		}{
+			{"unknown verdict", decoded(h, payload), Answer{Verdict: "block"}, `unknown verdict "block"`},
+			{"rewrite without a command", decoded(h, payload), Answer{Verdict: "rewrite"}, "rewrite without a command"},
+			{"rewrite without a request", nil, Answer{Verdict: "rewrite", Command: "ls"}, "needs the decoded request"},
+			{"rewrite of a hand-made request", &Request{Command: "ls"}, Answer{Verdict: "rewrite", Command: "ls -a"}, "needs the decoded request"},
+			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: "rewrite", Command: "ls", RewriteAs: "deny"}, `unknown rewrite answer "deny"`},
+		}
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				var out bytes.Buffer
+				err := h.Encode(&out, tt.req, tt.answer)
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Encode error = %v, want it to contain %q", err, tt.want)
+				}
+				if !strings.HasPrefix(err.Error(), "answer "+name+": ") {
+					t.Errorf("Encode error = %q, want the prefix %q", err, "answer "+name+": ")
+				}
+				if out.Len() != 0 {
+					t.Errorf("Encode wrote %q on error", out.String())
+				}
+			})
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name, payload, want string
+	}{
+		{"claude", claudeSample, "claude"},
+		{"codex uses the claude shape", codexSample, "claude"},
+		{"claude, non-shell tool", `{"hook_event_name":"PreToolUse","tool_name":"Read","permission_mode":"default"}`, "claude"},
+		{"gemini goes to claude, whose Decode names the event", geminiSample, "claude"},
+		{"copilot string toolArgs", copilotSample, "copilot"},
+		{"copilot object toolArgs", copilotObjectSample, "copilot"},
+		{"copilot snake_case", copilotSnakeSample, "copilot"},
+		{"snake_case with a timestamp and a permission mode", `{"hook_event_name":"PreToolUse","timestamp":"x","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls"}}`, "claude"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := Detect([]byte(tt.payload))
+			if err != nil {
+				t.Fatalf("Detect: %v", err)
+			}
+			if h.Name() != tt.want {
+				t.Errorf("Detect = %s, want %s", h.Name(), tt.want)
+			}
+		})
+	}
+	for _, payload := range []string{``, `{`, `[]`, `{}`, `{"tool_name":"Bash","command":"ls"}`} {
+		if h, err := Detect([]byte(payload)); err == nil {
+			t.Errorf("Detect(%q) = %s, want an error", payload, h.Name())
+		} else if !strings.HasPrefix(err.Error(), "detect harness: ") {
+			t.Errorf("Detect(%q) error = %q, want the prefix %q", payload, err, "detect harness: ")
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, name := range []string{"claude", "copilot"} {
+		h, ok := Lookup(name)
+		if !ok || h.Name() != name {
+			t.Errorf("Lookup(%q) = %v, %v", name, h, ok)
+		}
+	}
+	if h, ok := Lookup("Claude"); ok {
+		t.Errorf("Lookup(%q) = %v, want none", "Claude", h)
+	}
+	if diff := cmp.Diff([]string{"claude", "copilot"}, Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,192 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// Options says where to look for policy files. Everything the search depends on is here rather
+// than read from the process, so that tests (and `ctxguard explain --cwd`) never touch the real
+// home directory or /etc.
+type Options struct {
+	Cwd  string // the command's working directory (absolute)
+	Home string
+	// Env reads an environment variable: XDG_CONFIG_HOME, CTXGUARD_MANAGED_POLICY, ProgramData.
+	// nil reads none.
+	Env func(string) (string, bool)
+	OS  string // runtime.GOOS; "" is the running system
+	// Providers are the known provider names: contexts.<name> for any other name is an error, so
+	// that a misspelt provider does not silently guard nothing.
+	Providers []string
+}
+
+// Layer names, in the order the layers are merged (least specific first).
+const (
+	Managed = "managed"
+	User    = "user"
+	Project = "project"
+)
+
+// ProjectFile is the name of the project policy file.
+const ProjectFile = ".ctxguard.yaml"
+
+// Load finds the policy files for o, reads each strictly and merges them, managed first. With no
+// file anywhere it returns a Policy without Files, under which the caller allows everything.
+func Load(o Options) (*rules.Policy, error) {
+	files, err := find(o)
+	if err != nil {
+		return nil, err
+	}
+	p := &rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}
+	for _, f := range files {
+		data, err := os.ReadFile(f.File)
+		if err != nil {
+			return nil, fmt.Errorf("read %s policy: %w", f.Layer, err)
+		}
+		layer, err := Parse(data, f.File, f.Layer, o.Providers)
+		if err != nil {
+			return nil, err
+		}
+		merge(p, layer)
+	}
+	return p, nil
+}
+
+// find returns the policy files that exist for o, in layer order. A file that exists but cannot
+// be examined is an error that names it.
+func find(o Options) ([]rules.PolicyFile, error) {
+	if o.Env == nil {
+		o.Env = func(string) (string, bool) { return "", false }
+	}
+	if o.OS == "" {
+		o.OS = runtime.GOOS
+	}
+	var files []rules.PolicyFile
+	for _, c := range []rules.PolicyFile{
+		{Layer: Managed, File: managedFile(o)},
+		{Layer: User, File: userFile(o)},
+	} {
+		if c.File == "" {
+			continue
+		}
+		ok, err := exists(c.File)
+		if err != nil {
+			return nil, fmt.Errorf("find %s policy: %w", c.Layer, err)
+		}
+		if ok {
+			files = append(files, c)
+		}
+	}
+	project, err := projectFile(o)
+	if err != nil {
+		return nil, fmt.Errorf("find project policy: %w", err)
+	}
+	if project != "" {
+		files = append(files, rules.PolicyFile{Layer: Project, File: project})
+	}
+	return files, nil
+}
+
+// managedFile is $CTXGUARD_MANAGED_POLICY (for tests and unusual installs), else the system-wide
+// path an administrator or MDM writes to.
+func managedFile(o Options) string {
+	if v, ok := o.Env("CTXGUARD_MANAGED_POLICY"); ok && v != "" {
+		return v
+	}
+	if o.OS == "windows" {
+		dir, ok := o.Env("ProgramData")
+		if !ok || dir == "" {
+			dir = `C:\ProgramData`
+		}
+		return filepath.Join(dir, "ctxguard", "policy.yaml")
+	}
+	return "/etc/ctxguard/policy.yaml"
+}
+
+// userFile is ${XDG_CONFIG_HOME:-~/.config}/ctxguard/policy.yaml. The XDG spec says a relative
+// XDG_CONFIG_HOME is invalid and to be ignored; so is it here. "" when there is no home either.
+func userFile(o Options) string {
+	dir, ok := o.Env("XDG_CONFIG_HOME")
+	if !ok || !filepath.IsAbs(dir) {
+		if o.Home == "" {
+			return ""
+		}
+		dir = filepath.Join(o.Home, ".config")
+	}
+	return filepath.Join(dir, "ctxguard", "policy.yaml")
+}
+
+// projectFile walks up from o.Cwd to the nearest .ctxguard.yaml, stopping after Home (whose own
+// .ctxguard.yaml counts) or at the root. The walk is lexical, on the path as given, so a symlink
+// loop cannot make it run forever: each step removes one element.
+func projectFile(o Options) (string, error) {
+	if !filepath.IsAbs(o.Cwd) {
+		return "", fmt.Errorf("working directory %q is not absolute", o.Cwd)
+	}
+	home := ""
+	var homeInfo fs.FileInfo
+	if o.Home != "" {
+		home = filepath.Clean(o.Home)
+		homeInfo, _ = os.Stat(home)
+	}
+	for dir := filepath.Clean(o.Cwd); ; {
+		f := filepath.Join(dir, ProjectFile)
+		switch ok, err := exists(f); {
+		case err != nil && !unsearchable(err):
+			return "", err
+		case ok:
+			return f, nil
+		}
+		if home != "" && sameDir(dir, home, homeInfo, o.OS) {
+			return "", nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// sameDir reports whether dir is the home directory: by name, or as the same directory reached
+// through a symlink (/home/u and /var/home/u).
+func sameDir(dir, home string, homeInfo fs.FileInfo, goos string) bool {
+	if dir == home || (goos == "windows" || goos == "darwin") && strings.EqualFold(dir, home) {
+		return true
+	}
+	if homeInfo == nil {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && os.SameFile(fi, homeInfo)
+}
+
+// exists reports whether there is a directory entry at f: a file, or a symlink even when it
+// dangles (reading it will then fail and name it). A missing file, or a file where a directory
+// should be, is no file; any other error (a directory that cannot be searched) leaves it unknown.
+func exists(f string) (bool, error) {
+	_, err := os.Lstat(f)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return false, nil
+	}
+	return false, err
+}
+
+// unsearchable reports whether err means that a directory on the way to a file cannot be
+// searched: no permission, a symlink loop, a path too long. No command can run in such a
+// directory, so the project walk passes over it; for the managed and user files, whose place is
+// fixed, it is an error instead, since the file may well be there.
+func unsearchable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENAMETOOLONG)
+}

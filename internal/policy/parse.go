@@ -1,0 +1,272 @@
+package policy
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// fileSchema is a policy file as written (design.md, "Policy"). Optional scalars are pointers so
+// that a key written with an empty value is told apart from a key not written, and list items are
+// pointers because yaml.v3 silently drops a null item ("-" alone) from a list of non-pointers: an
+// empty allow entry or rule would vanish instead of being reported.
+type fileSchema struct {
+	Version     *int                      `yaml:"version"`
+	Contexts    map[string]*contextSchema `yaml:"contexts"`
+	Destructive *string                   `yaml:"destructive"`
+	Rewrite     *string                   `yaml:"rewrite"`
+	Rules       []*ruleSchema             `yaml:"rules"`
+}
+
+type contextSchema struct {
+	// Allow is nil when not written; written empty (allow: []) it allows no context at all.
+	Allow   *[]*string `yaml:"allow"`
+	Default *string    `yaml:"default"`
+	Unbound *string    `yaml:"unbound"`
+}
+
+type ruleSchema struct {
+	ID       *string `yaml:"id"`
+	Match    string  `yaml:"match"`
+	Decision string  `yaml:"decision"`
+	Reason   string  `yaml:"reason"`
+}
+
+// The words each setting accepts, strictest last.
+var (
+	unboundWords     = []rules.Setting{rules.Allow, rules.Fix, rules.Ask, rules.Deny}
+	destructiveWords = []rules.Setting{rules.Allow, rules.Ask, rules.Deny}
+	rewriteWords     = []rules.Setting{rules.Allow, rules.Ask}
+	decisionWords    = []rules.Setting{rules.Allow, rules.Ask, rules.Deny}
+)
+
+// Parse reads one policy file of the given layer into a policy of its own, as Load would before
+// merging it; `ctxguard validate` uses it on a single file. providers are the known provider
+// names. Every problem in the file is reported, each as a [*codec.Error] naming file:line:col;
+// several come back joined.
+func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, error) {
+	var s fileSchema
+	if err := codec.DecodeStrict(data, file, &s); err != nil {
+		return nil, err
+	}
+	pos, err := codec.Locate(data, file)
+	if err != nil {
+		return nil, err
+	}
+	c := checker{pos: pos}
+	p := &rules.Policy{
+		Files:    []rules.PolicyFile{{Layer: layer, File: file}},
+		Contexts: map[string]*rules.ContextPolicy{},
+	}
+	if s.Version != nil && *s.Version != 1 {
+		c.errorf("version", "unsupported version %d: this ctxguard reads version 1", *s.Version)
+	}
+	for name, cs := range s.Contexts {
+		if !slices.Contains(providers, name) {
+			c.errorf("contexts."+name, "unknown provider %q (known: %s)", name, strings.Join(providers, ", "))
+			continue
+		}
+		p.Contexts[name] = c.context("contexts."+name, cs)
+	}
+	p.Destructive, p.DestructiveSrc = c.setting("destructive", s.Destructive, destructiveWords)
+	p.RewriteMode, p.RewriteModeSrc = c.setting("rewrite", s.Rewrite, rewriteWords)
+	p.Rules = c.rules(s.Rules, layer)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checker validates a decoded file against the positions of its items, collecting every problem.
+type checker struct {
+	pos  *codec.Positions
+	errs []*codec.Error
+}
+
+func (c *checker) errorf(path, format string, args ...any) {
+	c.errs = append(c.errs, c.pos.Errorf(path, format, args...))
+}
+
+// src is where the item at path is written.
+func (c *checker) src(path string) rules.Source {
+	at, _ := c.pos.At(path)
+	return rules.Source{File: c.pos.File(), Line: at.Line}
+}
+
+// err returns the problems in file order: one as itself, several joined.
+func (c *checker) err() error {
+	if len(c.errs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(c.errs, func(a, b *codec.Error) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	if len(c.errs) == 1 {
+		return c.errs[0]
+	}
+	errs := make([]error, len(c.errs))
+	for i, e := range c.errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+// setting reads a setting word that must be one of allowed.
+func (c *checker) setting(path string, word *string, allowed []rules.Setting) (rules.Setting, rules.Source) {
+	if word == nil {
+		return rules.Unset, rules.Source{}
+	}
+	s, ok := rules.ParseSetting(*word)
+	if !ok || !slices.Contains(allowed, s) {
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = a.String()
+		}
+		key := path[strings.LastIndexByte(path, '.')+1:]
+		c.errorf(path, "%s %q is not one of %s", key, *word, strings.Join(names, ", "))
+		return rules.Unset, rules.Source{}
+	}
+	return s, c.src(path)
+}
+
+// context reads one provider's settings. A provider written with no settings still gets a
+// ContextPolicy: naming it opts its calls into the context check (with unbound fix by default).
+func (c *checker) context(path string, cs *contextSchema) *rules.ContextPolicy {
+	cp := &rules.ContextPolicy{}
+	if cs == nil {
+		return cp
+	}
+	if cs.Allow != nil {
+		list := rules.AllowList{Patterns: make([]string, 0, len(*cs.Allow)), Src: c.src(path + ".allow")}
+		for i, pat := range *cs.Allow {
+			if c.pattern(path+".allow."+strconv.Itoa(i), pat) {
+				list.Patterns = append(list.Patterns, *pat)
+			}
+		}
+		cp.Allow = []rules.AllowList{list}
+	}
+	if cs.Default != nil {
+		c.def(path+".default", *cs.Default, cp)
+	}
+	cp.Unbound, cp.UnboundSrc = c.setting(path+".unbound", cs.Unbound, unboundWords)
+	return cp
+}
+
+// pattern checks one allow entry. In an allow pattern only * is special (any run of characters,
+// slashes included) and the engine compares the rest exactly, so the mistakes worth catching are
+// an empty entry and characters no context name has: spaces around it and control characters.
+func (c *checker) pattern(path string, p *string) bool {
+	pat := ""
+	if p != nil {
+		pat = *p
+	}
+	switch {
+	case strings.TrimSpace(pat) == "":
+		c.errorf(path, "empty allow entry")
+	case strings.TrimSpace(pat) != pat:
+		c.errorf(path, "invalid allow pattern %q: spaces around it never match", pat)
+	case strings.IndexFunc(pat, unicode.IsControl) >= 0:
+		c.errorf(path, "invalid allow pattern %q: it has a control character", pat)
+	default:
+		return true
+	}
+	return false
+}
+
+// def checks a default: one value, and one that the same file's allow list lets through (as
+// written: a default named by its id where the list names the context by its name cannot be
+// checked without the state file, so it must be written the way the list writes it).
+func (c *checker) def(path, value string, cp *rules.ContextPolicy) {
+	switch {
+	case strings.TrimSpace(value) == "":
+		c.errorf(path, "empty default")
+		return
+	case strings.Contains(value, "*"):
+		c.errorf(path, "default %q is a pattern; it must name one context", value)
+		return
+	case len(cp.Allow) == 1 && !slices.ContainsFunc(cp.Allow[0].Patterns, func(p string) bool { return glob(p, value) }):
+		c.errorf(path, "default %q is not in this file's allow list (%s)", value, strings.Join(cp.Allow[0].Patterns, ", "))
+		return
+	}
+	cp.Defaults = []rules.Valued{{Value: value, Src: c.src(path)}}
+}
+
+// rules reads the user's own rules. A rule without an id gets "user.<layer>.<n>", n counting from
+// 1 in the file, so that a reason can always name the rule that fired.
+func (c *checker) rules(rs []*ruleSchema, layer string) []rules.UserRule {
+	var out []rules.UserRule
+	ids := map[string]int{}
+	for i, r := range rs {
+		path := "rules." + strconv.Itoa(i)
+		if r == nil {
+			r = &ruleSchema{}
+		}
+		ok := true
+		id := fmt.Sprintf("user.%s.%d", layer, i+1)
+		if r.ID != nil {
+			id = *r.ID
+			switch line, seen := ids[id]; {
+			case id == "" || strings.IndexFunc(id, unicode.IsSpace) >= 0:
+				c.errorf(path+".id", "rule id %q must be one word", id)
+				ok = false
+			case seen:
+				c.errorf(path+".id", "rule id %q is already used at line %d", id, line)
+				ok = false
+			default:
+				ids[id] = c.src(path).Line
+			}
+		}
+		// The engine splits the CLI word off at the first space, so the pattern is normalised to
+		// single spaces.
+		match := strings.Join(strings.Fields(r.Match), " ")
+		if match == "" {
+			c.errorf(path+".match", "rule has no match: want the command name, then a command pattern")
+			ok = false
+		} else if name, _, _ := strings.Cut(match, " "); name[0] == '-' || strings.Contains(name, "*") {
+			c.errorf(path+".match", "match %q must start with a command name, not a pattern or a flag", r.Match)
+			ok = false
+		}
+		var decision rules.Setting
+		if r.Decision == "" {
+			c.errorf(path+".decision", "rule has no decision: want ask, deny or allow")
+			ok = false
+		} else if decision, _ = c.setting(path+".decision", &r.Decision, decisionWords); decision == rules.Unset {
+			ok = false
+		}
+		if ok {
+			out = append(out, rules.UserRule{ID: id, Match: match, Decision: decision, Reason: r.Reason, Src: c.src(path)})
+		}
+	}
+	return out
+}
+
+// glob matches a value against an allow pattern the way the engine does (* is any run of
+// characters), ignoring case: names are case-insensitive for some providers, and a check that
+// cannot know the provider must not reject a default the engine would accept.
+func glob(pat, s string) bool {
+	pat, s = strings.ToLower(pat), strings.ToLower(s)
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
+		return pat == s
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	if len(s) < len(first)+len(last) || !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) {
+		return false
+	}
+	s = s[len(first) : len(s)-len(last)]
+	for _, part := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, part)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(part):]
+	}
+	return true
+}

@@ -1,0 +1,157 @@
+package shell
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// peerCorpus returns the "command" field of every line of the shared peer corpora, if they are
+// there: real command lines that other guards test with.
+func peerCorpus() []string {
+	files, _ := filepath.Glob("/work/shared/peer-corpus/*.jsonl")
+	var out []string
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var line struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Command != "" {
+				out = append(out, line.Command)
+			}
+		}
+		f.Close()
+	}
+	return out
+}
+
+func seed(f *testing.F) {
+	for _, tc := range parseCases {
+		f.Add(tc.src)
+	}
+	for _, c := range peerCorpus() {
+		f.Add(c)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		calls, err := Parse(src)
+		if err != nil {
+			if calls != nil {
+				t.Fatalf("Parse(%q) returned calls with error %v", src, err)
+			}
+			return
+		}
+		checkCalls(t, src, calls)
+		for _, c := range calls {
+			if n := len(c.Via); n > 0 && c.Via[n-1] == "too deep" {
+				return // the rest of that subtree is one opaque call
+			}
+		}
+		names := map[string]bool{}
+		for _, c := range calls {
+			names[c.Name] = true
+		}
+		for _, name := range walkNames(t, src) {
+			if !names[name] {
+				t.Errorf("Parse(%q): the command %q is in the syntax tree but not among the calls %q", src, name, callNames(calls))
+			}
+		}
+	})
+}
+
+// walkNames returns the literal command words of every simple command in the syntax tree.
+func walkNames(t *testing.T, src string) []string {
+	f, err := parseScript(src)
+	if err != nil {
+		t.Fatalf("Parse accepted %q but the parser does not: %v", src, err)
+	}
+	var out []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+			if v, lit := wordValue(ce.Args[0], false); lit {
+				out = append(out, commandName(rules.Word{Value: v, Literal: true}))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func callNames(calls []rules.Call) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// special names are commands whose meaning changes when words are appended (wrappers, shells,
+// builtins that change the shell's state, producers of a script piped into a shell): the engine
+// only binds guarded CLIs, which are none of these.
+var special = []string{
+	"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "setsid", "busybox", "chronic", "time", "timeout",
+	"nice", "ionice", "stdbuf", "watch", "xargs", "find", "fd", "fdfind", "eval", "su", "runuser", "cmd", "powershell",
+	"pwsh", "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish", "cd", "pushd", "popd", "unset", "set",
+	"echo", "printf", "cat",
+}
+
+// FuzzRewrite binds every ordinary call of a line the way the engine does (a flag after its last
+// argument) and checks that Rewrite accepts it and that the result runs the same commands.
+func FuzzRewrite(f *testing.F) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		calls, err := Parse(src)
+		if err != nil {
+			return
+		}
+		for _, c := range calls {
+			if n := len(c.Via); n > 0 && c.Via[n-1] == "too deep" {
+				return
+			}
+		}
+		for _, c := range calls {
+			if c.Nested || c.Name == "" || c.ArgsAppended || slices.Contains(special, c.Name) {
+				continue
+			}
+			if strings.HasSuffix(src[:c.End], `\`) {
+				continue // a backslash at the very end of the line would escape the inserted space
+			}
+			if strings.HasSuffix(src[:c.End], "\r") || strings.HasPrefix(src[c.End:], "\r") {
+				continue // the parser folds "\r\n" into a newline: an insertion there changes the word
+			}
+			edit := rules.Edit{At: c.End, Text: " --context dev"}
+			out, err := Rewrite(src, []rules.Edit{edit})
+			if err != nil {
+				t.Errorf("Rewrite(%q, %v) for %s: %v", src, edit, render(c), err)
+				continue
+			}
+			again, err := Parse(out)
+			if err != nil {
+				t.Fatalf("Rewrite(%q) = %q, which does not parse: %v", src, out, err)
+			}
+			if !slices.Equal(callNames(calls), callNames(again)) {
+				t.Errorf("Rewrite(%q) = %q: commands %q became %q", src, out, callNames(calls), callNames(again))
+			}
+			if !strings.Contains(out, "--context dev") {
+				t.Errorf("Rewrite(%q) = %q lost the edit", src, out)
+			}
+		}
+	})
+}

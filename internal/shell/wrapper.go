@@ -1,0 +1,723 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// simpleCmd is one simple command's words as the wrapper loop sees them.
+type simpleCmd struct {
+	words  []rules.Word
+	syn    []*syntax.Word // parallel to words
+	stmt   *syntax.Stmt   // for the here-documents that feed a shell
+	pipeIn *syntax.Stmt   // the statement piping into this one, if any
+}
+
+// chain is what a command word gets from the words and wrappers before it.
+type chain struct {
+	env        []envEntry
+	dir        string
+	dirUnknown bool
+	via        []string
+	start      int  // Start of the next call, or -1 for its command word
+	appended   bool // a wrapper appends arguments (xargs, find -exec)
+	shellLevel bool // no wrapper yet but builtin/command: cd, unset and eval act on this shell
+	stdin      bool // the command reads the statement's stdin (here-document, pipe)
+	links      int
+}
+
+// resolve reports the call whose command word is words[i] (its words end at end), then, if it
+// is a wrapper, the call it runs.
+func (w *walker) resolve(f frame, sc *scope, cmd *simpleCmd, i, end int, ch chain) {
+	if ch.links >= maxWrapperChain {
+		p, e := cmd.words[i].Pos, cmd.words[end-1].End
+		w.calls = append(w.calls, rules.Call{
+			Args: []rules.Word{{Value: f.s.src[p:e], Pos: p, End: e}}, Env: convertEnv(f, ch.env),
+			Dir: ch.dir, DirUnknown: ch.dirUnknown, Via: appendVia(ch.via, "too deep"),
+			Src: f.s.src, Nested: f.s.nested, Start: p, End: e, ArgsAppended: ch.appended,
+		})
+		return
+	}
+	nw := cmd.words[i]
+	name := commandName(nw)
+	c := rules.Call{
+		Name: name, NameWord: nw, Env: convertEnv(f, ch.env), Dir: ch.dir, DirUnknown: ch.dirUnknown,
+		Src: f.s.src, Nested: f.s.nested, Start: nw.Pos, End: cmd.words[end-1].End, ArgsAppended: ch.appended,
+	}
+	if ch.start >= 0 {
+		c.Start = ch.start
+	}
+	if len(ch.via) > 0 {
+		c.Via = ch.via[:len(ch.via):len(ch.via)]
+	}
+	if end > i+1 {
+		// Wrapper and wrapped calls share the words' storage: calls are read-only.
+		c.Args = cmd.words[i+1 : end : end]
+	}
+	w.calls = append(w.calls, c)
+	if name == "" {
+		return
+	}
+
+	a := i + 1 // first argument
+	next := ch
+	next.links++
+	next.start = -1
+	next.shellLevel = false
+	wrap := func(label string, j int) {
+		if j >= 0 && j < end {
+			next.via = appendVia(ch.via, label)
+			w.resolve(f, sc, cmd, j, end, next)
+		}
+	}
+	lit := func(k int) (string, bool) {
+		if k < end && cmd.words[k].Literal {
+			return cmd.words[k].Value, true
+		}
+		return "", false
+	}
+
+	switch name {
+	case "sudo", "doas":
+		preserve, noCmd := false, false
+		var dir *rules.Word
+		o := opts{val: "ugpCDrtTUR", long: []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host"}}
+		if name == "doas" {
+			o = opts{val: "uC"}
+		}
+		j := scanOpts(cmd.words, a, end, o, func(opt string, val *rules.Word) {
+			switch opt {
+			case "-E", "--preserve-env":
+				preserve = name == "sudo"
+			case "-D", "--chdir":
+				dir = val
+			case "-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "-K", "--remove-timestamp", "-h", "--help", "-L":
+				noCmd = true
+			case "-C":
+				noCmd = noCmd || name == "doas"
+			}
+		})
+		if noCmd {
+			return
+		}
+		if !preserve {
+			next.env = nil
+		}
+		if dir != nil {
+			next.chdir(*dir)
+		}
+		if name == "sudo" {
+			j = w.assignWords(f, cmd, j, end, &next)
+		}
+		wrap(name, j)
+	case "env":
+		noCmd := false
+		var split *rules.Word
+		j := scanOpts(cmd.words, a, end, opts{val: "uCS", long: []string{"--unset", "--chdir", "--split-string"}}, func(opt string, val *rules.Word) {
+			switch opt {
+			case "-i", "--ignore-environment":
+				next.env = nil
+			case "-u", "--unset":
+				if val != nil {
+					next.env = removeName(next.env, val.Value)
+				}
+			case "-C", "--chdir":
+				if val != nil {
+					next.chdir(*val)
+				}
+			case "-S", "--split-string":
+				split = val
+			case "--help", "--version", "--list-signal-handling":
+				noCmd = true
+			}
+		})
+		if noCmd {
+			return
+		}
+		if v, ok := lit(j); ok && v == "-" {
+			next.env = nil
+			j++
+		}
+		if split != nil {
+			// `env -S 'cmd args'` splits the string into words: close enough to a script.
+			b := &textBuilder{w: w}
+			b.lit(split.Value)
+			for k := j; k < end; k++ {
+				b.raw(" ")
+				b.word(f, cmd.syn[k], modeWord)
+			}
+			w.reparse(f, sc, b, "env -S", next, false)
+			return
+		}
+		j = w.assignWords(f, cmd, j, end, &next)
+		wrap("env", j)
+	case "command":
+		lookup := false
+		j := scanOpts(cmd.words, a, end, opts{}, func(opt string, _ *rules.Word) {
+			lookup = lookup || opt == "-v" || opt == "-V"
+		})
+		if !lookup {
+			next.shellLevel = ch.shellLevel
+			wrap("command", j)
+		}
+	case "builtin":
+		next.shellLevel = ch.shellLevel
+		wrap("builtin", scanOpts(cmd.words, a, end, opts{}, nil))
+	case "exec":
+		wrap("exec", scanOpts(cmd.words, a, end, opts{val: "a"}, func(opt string, _ *rules.Word) {
+			if opt == "-c" {
+				next.env = nil
+			}
+		}))
+	case "nohup", "setsid", "busybox", "chronic":
+		wrap(name, scanOpts(cmd.words, a, end, opts{}, nil))
+	case "time":
+		wrap("time", scanOpts(cmd.words, a, end, opts{val: "fo", long: []string{"--format", "--output"}}, nil))
+	case "timeout":
+		j := scanOpts(cmd.words, a, end, opts{val: "sk", long: []string{"--signal", "--kill-after"}}, nil)
+		if j < end {
+			wrap("timeout", j+1) // skip DURATION
+		}
+	case "nice":
+		wrap("nice", scanOpts(cmd.words, a, end, opts{val: "n", long: []string{"--adjustment"}}, nil))
+	case "ionice":
+		noCmd := false
+		j := scanOpts(cmd.words, a, end, opts{val: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}}, func(opt string, _ *rules.Word) {
+			switch opt {
+			case "-p", "-P", "-u", "--pid", "--pgid", "--uid":
+				noCmd = true // acts on running processes
+			}
+		})
+		if !noCmd {
+			wrap("ionice", j)
+		}
+	case "stdbuf":
+		wrap("stdbuf", scanOpts(cmd.words, a, end, opts{val: "ioe", long: []string{"--input", "--output", "--error"}}, nil))
+	case "watch":
+		exec := false
+		j := scanOpts(cmd.words, a, end, opts{val: "nqs", long: []string{"--interval", "--equexit", "--shotsdir"}}, func(opt string, _ *rules.Word) {
+			exec = exec || opt == "-x" || opt == "--exec"
+		})
+		next.stdin = false
+		// Without -x, watch joins its arguments and hands them to `sh -c`.
+		if !exec && j < end && slices.ContainsFunc(cmd.words[j:end], func(wd rules.Word) bool {
+			return !wd.Literal || strings.ContainsAny(wd.Value, " \t\n;&|<>()$`\\\"'*?[#~=%{}")
+		}) {
+			w.reparse(f, sc, w.joinWords(f, cmd, j, end), "watch", next, false)
+			return
+		}
+		wrap("watch", j)
+	case "xargs":
+		noCmd := false
+		j := scanOpts(cmd.words, a, end, opts{val: "adEILnPs", opt: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}, func(opt string, _ *rules.Word) {
+			noCmd = noCmd || opt == "--help" || opt == "--version"
+		})
+		if !noCmd {
+			next.appended, next.stdin = true, false
+			wrap("xargs", j)
+		}
+	case "find":
+		next.appended, next.stdin = true, false
+		for k := a; k < end; k++ {
+			v, _ := lit(k)
+			switch v {
+			case "-exec", "-execdir", "-ok", "-okdir":
+			default:
+				continue
+			}
+			s, m := k+1, k+1
+			for ; m < end; m++ {
+				t, _ := lit(m)
+				if t == ";" || t == "+" && m > s && cmd.words[m-1].Literal && cmd.words[m-1].Value == "{}" {
+					break
+				}
+			}
+			if s < m {
+				next.via = appendVia(ch.via, "find "+v)
+				w.resolve(f, sc, cmd, s, m, next)
+			}
+			k = m
+		}
+	case "fd", "fdfind":
+		next.appended, next.stdin = true, false
+		for k := a; k < end; k++ {
+			v, _ := lit(k)
+			switch v {
+			case "-x", "--exec", "-X", "--exec-batch":
+			default:
+				continue
+			}
+			s, m := k+1, k+1
+			for m < end {
+				if t, _ := lit(m); t == ";" {
+					break
+				}
+				m++
+			}
+			if s < m {
+				next.via = appendVia(ch.via, "fd "+v)
+				w.resolve(f, sc, cmd, s, m, next)
+			}
+			k = m
+		}
+	case "eval":
+		j := scanOpts(cmd.words, a, end, opts{}, nil)
+		if j < end {
+			next.shellLevel = ch.shellLevel
+			w.reparse(f, sc, w.joinWords(f, cmd, j, end), "eval", next, ch.shellLevel)
+		}
+	case "su", "runuser":
+		for k := a; k < end; k++ {
+			if v, _ := lit(k); (v == "-c" || v == "--command") && k+1 < end {
+				b := &textBuilder{w: w}
+				b.word(f, cmd.syn[k+1], modeWord)
+				w.reparse(f, sc, b, name+" -c", next, false)
+				return
+			}
+		}
+	case "cmd":
+		// cmd.exe /c "…" under a Windows shell: its syntax is close enough for simple commands.
+		for k := a; k < end; k++ {
+			if v, _ := lit(k); strings.EqualFold(v, "/c") || strings.EqualFold(v, "/k") {
+				w.reparse(f, sc, w.joinWords(f, cmd, k+1, end), "cmd /c", next, false)
+				return
+			}
+		}
+	case "powershell", "pwsh":
+		for k := a; k < end; k++ {
+			if v, _ := lit(k); strings.EqualFold(v, "-c") || strings.EqualFold(v, "-command") {
+				w.reparse(f, sc, w.joinWords(f, cmd, k+1, end), name+" -c", next, false)
+				return
+			}
+		}
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish":
+		w.shell(f, sc, cmd, name, a, end, ch, next)
+	case "cd", "pushd", "popd":
+		if ch.shellLevel {
+			sc.cd(name, cmd.words[a:end])
+		}
+	case "unset":
+		if ch.shellLevel {
+			funcs := false
+			for _, wd := range cmd.words[a:end] {
+				switch {
+				case !wd.Literal:
+				case wd.Value == "-f":
+					funcs = true
+				case strings.HasPrefix(wd.Value, "-"):
+				case !funcs:
+					sc.unset(wd.Value)
+				}
+			}
+		}
+	case "set":
+		if ch.shellLevel {
+			for k := a; k < end; k++ {
+				v, _ := lit(k)
+				switch {
+				case v == "--":
+					return
+				case v == "-o" || v == "+o":
+					if o, _ := lit(k + 1); o == "allexport" {
+						sc.allexport = v == "-o"
+					}
+					k++
+				case len(v) > 1 && (v[0] == '-' || v[0] == '+') && strings.ContainsRune(v, 'a'):
+					sc.allexport = v[0] == '-'
+				}
+			}
+		}
+	}
+}
+
+func (ch *chain) chdir(d rules.Word) {
+	sc := &scope{dir: ch.dir, dirUnknown: ch.dirUnknown}
+	sc.cd("cd", []rules.Word{d})
+	ch.dir, ch.dirUnknown = sc.dir, sc.dirUnknown
+}
+
+// assignWords takes the `NAME=value` words that env and sudo accept before the command: they
+// become Prefix assignments of the wrapped call, which starts at the first of them.
+func (w *walker) assignWords(f frame, cmd *simpleCmd, j, end int, ch *chain) int {
+	var add []envEntry
+	for ; j < end; j++ {
+		wd := cmd.words[j]
+		var name string
+		if wd.Literal {
+			n, _, ok := strings.Cut(wd.Value, "=")
+			if !ok || n == "" {
+				break
+			}
+			name = n
+		} else {
+			// `env "$K"=v` or `env K="$V"`: a name that is known only when written plainly.
+			l, ok := cmd.syn[j].Parts[0].(*syntax.Lit)
+			if !ok {
+				break
+			}
+			n, _, ok := strings.Cut(l.Value, "=")
+			if !ok || !isName(n) {
+				break
+			}
+			name = f.restore(n)
+		}
+		if ch.start < 0 {
+			ch.start = wd.Pos
+		}
+		add = append(add, envEntry{assignFromWord(f, wd, name), f.s})
+	}
+	if len(add) > 0 {
+		ch.env = mergeEnv(ch.env, add...)
+	}
+	return j
+}
+
+// assignFromWord splits the word `NAME=value` into an assignment. The value keeps a position
+// when the word is written plainly (the usual case); otherwise (`"A"=1`) it has none (-1).
+func assignFromWord(f frame, wd rules.Word, name string) rules.Assign {
+	a := rules.Assign{Name: name, Prefix: true}
+	if strings.HasPrefix(f.s.src[wd.Pos:wd.End], name+"=") {
+		v := rules.Word{Literal: wd.Literal, Pos: wd.Pos + len(name) + 1, End: wd.End}
+		if wd.Literal {
+			v.Value = wd.Value[len(name)+1:]
+		} else {
+			v.Value = f.s.src[v.Pos:v.End]
+		}
+		a.Value = v
+		return a
+	}
+	a.Value = rules.Word{Value: strings.TrimPrefix(wd.Value, name+"="), Literal: wd.Literal, Pos: -1, End: -1}
+	return a
+}
+
+// joinWords builds the script that eval (or watch, cmd /c) runs: the words joined by spaces.
+func (w *walker) joinWords(f frame, cmd *simpleCmd, j, end int) *textBuilder {
+	b := &textBuilder{w: w}
+	for k := j; k < end; k++ {
+		if k > j {
+			b.raw(" ")
+		}
+		b.word(f, cmd.syn[k], modeWord)
+	}
+	return b
+}
+
+// shell handles bash, sh and friends: `-c STRING` is parsed as a script, and so is the script
+// read from stdin when no script file is named (a here-document, a here-string, a pipe).
+func (w *walker) shell(f frame, sc *scope, cmd *simpleCmd, name string, a, end int, ch, next chain) {
+	cFlag, sFlag := false, false
+	k := a
+	for ; k < end; k++ {
+		wd := cmd.words[k]
+		if !wd.Literal {
+			break
+		}
+		v := wd.Value
+		if v == "--" {
+			k++
+			break
+		}
+		if v == "-" {
+			sFlag = true
+			k++
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			if v == "--rcfile" || v == "--init-file" {
+				k++
+			}
+			continue
+		}
+		if len(v) < 2 || v[0] != '-' && v[0] != '+' {
+			break
+		}
+		for _, c := range v[1:] {
+			switch c {
+			case 'c':
+				cFlag = cFlag || v[0] == '-'
+			case 's':
+				sFlag = true
+			case 'o', 'O':
+				k++ // takes an option name
+			}
+		}
+	}
+	switch {
+	case cFlag:
+		if k < end {
+			b := &textBuilder{w: w}
+			b.word(f, cmd.syn[k], modeWord)
+			w.reparse(f, sc, b, name+" -c", next, false)
+		}
+	case sFlag || k >= end:
+		if !ch.stdin {
+			return
+		}
+		b, how := w.stdinScript(f, cmd)
+		switch {
+		case b == nil:
+		case how == "|":
+			w.reparse(f, sc, b, "| "+name, next, false)
+		default:
+			w.reparse(f, sc, b, name+" "+how, next, false)
+		}
+	}
+}
+
+// stdinScript returns the script a shell would read from stdin, if the line shows it.
+func (w *walker) stdinScript(f frame, cmd *simpleCmd) (*textBuilder, string) {
+	if b, how, ok := w.heredoc(f, cmd.stmt); ok {
+		return b, how
+	}
+	if cmd.pipeIn != nil {
+		if b := w.producer(f, cmd.pipeIn); b != nil {
+			return b, "|"
+		}
+	}
+	return nil, ""
+}
+
+// heredoc returns the text a statement's last stdin redirection provides; ok is set when there
+// is such a redirection (b is nil when it is a file, whose content is unknown).
+func (w *walker) heredoc(f frame, st *syntax.Stmt) (b *textBuilder, how string, ok bool) {
+	if st == nil {
+		return nil, "", false
+	}
+	var last *syntax.Redirect
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			last = r
+		}
+	}
+	if last == nil {
+		return nil, "", false
+	}
+	switch last.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if last.Hdoc == nil {
+			return nil, "", true
+		}
+		b = &textBuilder{w: w}
+		mode := modeHeredoc
+		if last.Word != nil && quotedDelim(last.Word) {
+			mode = modeHeredocQuoted
+		}
+		if last.Op == syntax.DashHdoc {
+			b.decode = stripTabs
+		}
+		b.word(f, last.Hdoc, mode)
+		return b, "<<", true
+	case syntax.WordHdoc:
+		b = &textBuilder{w: w}
+		b.word(f, last.Word, modeWord)
+		b.raw("\n")
+		return b, "<<<", true
+	}
+	return nil, "", true
+}
+
+func quotedDelim(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); !ok || strings.ContainsRune(l.Value, '\\') {
+			return true
+		}
+	}
+	return false
+}
+
+// stripTabs removes the leading tabs of each line, as `<<-` does.
+func stripTabs(s string) string {
+	var b strings.Builder
+	atStart := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if atStart && c == '\t' {
+			continue
+		}
+		atStart = c == '\n'
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// producer returns what a pipeline element writes, when it is a literal: `echo '…'`,
+// `printf '…'`, or `cat` of a here-document.
+func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return nil
+	}
+	words := make([]rules.Word, len(ce.Args))
+	for i, a := range ce.Args {
+		words[i] = f.word(a, false)
+	}
+	cmd := &simpleCmd{words: words, syn: ce.Args}
+	switch commandName(words[0]) {
+	case "echo":
+		j, nl, esc := 1, true, false
+		for ; j < len(words); j++ {
+			v := words[j].Value
+			if !words[j].Literal || len(v) < 2 || v[0] != '-' || strings.Trim(v[1:], "neE") != "" {
+				break
+			}
+			nl = nl && !strings.ContainsRune(v, 'n')
+			if strings.ContainsAny(v, "eE") {
+				esc = strings.LastIndexByte(v, 'e') > strings.LastIndexByte(v, 'E')
+			}
+		}
+		b := w.joinWords(f, cmd, j, len(words))
+		if esc {
+			b = &textBuilder{w: w, decode: echoEscapes}
+			for k := j; k < len(words); k++ {
+				if k > j {
+					b.raw(" ")
+				}
+				b.word(f, cmd.syn[k], modeWord)
+			}
+		}
+		if nl {
+			b.raw("\n")
+		}
+		return b
+	case "printf":
+		if len(words) < 2 || !words[1].Literal {
+			return nil
+		}
+		format := words[1].Value
+		if len(words) == 2 {
+			if strings.Contains(strings.ReplaceAll(format, "%%", ""), "%") {
+				return nil // directives without arguments
+			}
+			b := &textBuilder{w: w, decode: echoEscapes}
+			b.lit(strings.ReplaceAll(format, "%%", "%"))
+			return b
+		}
+		// `printf '%s\n' 'cmd' …` prints each argument on a line of its own.
+		if strings.Trim(strings.NewReplacer("%s", "", "%b", "", `\n`, "", " ", "").Replace(format), "\n") != "" {
+			return nil
+		}
+		b := &textBuilder{w: w}
+		for k := 2; k < len(words); k++ {
+			b.word(f, cmd.syn[k], modeWord)
+			b.raw("\n")
+		}
+		return b
+	case "cat":
+		if len(words) > 2 || len(words) == 2 && (!words[1].Literal || words[1].Value != "-") {
+			return nil
+		}
+		b, _, _ := w.heredoc(f, st)
+		return b
+	}
+	return nil
+}
+
+// echoEscapes decodes the backslash escapes of `echo -e` and printf formats.
+func echoEscapes(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	return ansiC(s)
+}
+
+// opts describes a wrapper's options: short ones that take a value (val), short ones whose
+// value can only be attached (opt, like xargs -i[R]), and long ones that take the next word.
+type opts struct {
+	val, opt string
+	long     []string
+}
+
+// scanOpts walks the option words from i and returns the index of the first operand: the first
+// word not starting with "-", the word after "--", or a non-literal word (which may be either).
+// fn, if not nil, gets each option with its value.
+func scanOpts(words []rules.Word, i, end int, o opts, fn func(opt string, val *rules.Word)) int {
+	if fn == nil {
+		fn = func(string, *rules.Word) {}
+	}
+	for i < end {
+		wd := words[i]
+		v := wd.Value
+		if !wd.Literal || len(v) < 2 || v[0] != '-' {
+			return i
+		}
+		i++
+		if v == "--" {
+			return i
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, ok := strings.Cut(v, "=")
+			switch {
+			case ok:
+				fn(name, &rules.Word{Value: val, Literal: true, Pos: wd.Pos, End: wd.End})
+			case slices.Contains(o.long, name) && i < end:
+				fn(name, &words[i])
+				i++
+			default:
+				fn(name, nil)
+			}
+			continue
+		}
+		for k := 1; k < len(v); k++ {
+			c := v[k]
+			opt := "-" + v[k:k+1]
+			switch {
+			case strings.IndexByte(o.val, c) >= 0:
+				switch {
+				case k+1 < len(v):
+					fn(opt, &rules.Word{Value: v[k+1:], Literal: true, Pos: wd.Pos, End: wd.End})
+				case i < end:
+					fn(opt, &words[i])
+					i++
+				default:
+					fn(opt, nil)
+				}
+			case strings.IndexByte(o.opt, c) >= 0:
+				fn(opt, nil)
+			default:
+				fn(opt, nil)
+				continue
+			}
+			break
+		}
+	}
+	return i
+}
+
+// reparse walks the string b as a script that a shell runs: a child shell, or this one for
+// eval (sameShell), whose cd and export then act on the current scope.
+func (w *walker) reparse(f frame, sc *scope, b *textBuilder, label string, ch chain, sameShell bool) {
+	ns := b.source(f.s)
+	via := appendVia(ch.via, label)
+	fallback := func(via []string) {
+		w.calls = append(w.calls, rules.Call{
+			Args: []rules.Word{{Value: ns.src, Pos: 0, End: len(ns.src)}}, Env: convertEnv(frame{s: ns}, ch.env),
+			Dir: ch.dir, DirUnknown: ch.dirUnknown, Via: via, Src: ns.src, Nested: true, End: len(ns.src),
+			ArgsAppended: ch.appended,
+		})
+	}
+	if ns.depth > maxReparseDepth {
+		fallback(appendVia(via, "too deep"))
+		return
+	}
+	file, err := parseScript(ns.text)
+	if err != nil {
+		fallback(via)
+		return
+	}
+	nsc := sc
+	if !sameShell {
+		nsc = &scope{env: slices.Clone(ch.env), dir: ch.dir, dirUnknown: ch.dirUnknown, owned: true}
+		for _, e := range ch.env {
+			nsc.exported = append(nsc.exported, e.a.Name)
+		}
+	}
+	w.stmts(frame{w: w, s: ns, via: via, depth: f.depth + 1}, file.Stmts, nsc)
+}

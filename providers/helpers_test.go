@@ -1,0 +1,80 @@
+package providers_test
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+var (
+	loadOnce sync.Once
+	builtins map[string]*providers.Spec
+	loadErr  error
+)
+
+// spec returns a built-in provider spec: the tests read the fixtures through the real YAML.
+func spec(tb testing.TB, name string) *providers.Spec {
+	tb.Helper()
+	loadOnce.Do(func() {
+		var specs []*providers.Spec
+		specs, loadErr = providers.Load(builtin.Providers(), "builtin:providers")
+		builtins = map[string]*providers.Spec{}
+		for _, s := range specs {
+			builtins[s.Name] = s
+		}
+	})
+	if loadErr != nil {
+		tb.Fatal(loadErr)
+	}
+	s, ok := builtins[name]
+	if !ok {
+		tb.Fatalf("no built-in provider %s", name)
+	}
+	return s
+}
+
+// place copies testdata files into dir: pairs of source (under testdata) and destination
+// (under dir).
+func place(tb testing.TB, dir string, pairs ...string) {
+	tb.Helper()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		data, err := os.ReadFile(filepath.Join("testdata", pairs[i]))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		write(tb, filepath.Join(dir, pairs[i+1]), string(data))
+	}
+}
+
+func write(tb testing.TB, path, content string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+// flags returns an Input.Flag over a map of flag name to value.
+func flags(m map[string]string) func([]string) (string, bool) {
+	return func(names []string) (string, bool) {
+		for _, n := range names {
+			if v, ok := m[n]; ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+}

@@ -1,0 +1,662 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/tidwall/gjson"
+)
+
+// Input is what a [Reader] needs to know about one call of a CLI.
+type Input struct {
+	// Env is the call's environment: the line's assignments over the process environment. On
+	// Windows a name is also tried in upper case (%AppData% finds APPDATA), as Windows does.
+	Env func(name string) (string, bool)
+	// Dir is the call's absolute working directory; relative state paths are taken from it (the
+	// engine resolves `cd DIR &&` and the spec's DirFlags before it calls the Reader). Empty
+	// means it is not known (a cd to a non-literal target): a state path that is relative then
+	// gives an error that wraps [ErrNoDir], instead of a guess.
+	Dir  string
+	Home string
+	// OS is runtime.GOOS normally; it picks a step's windows or darwin paths, %VAR% expansion and
+	// the path-list separator. Tests set it.
+	OS string
+	// Flag returns the value of the first of these flags that the call has.
+	Flag func(names []string) (string, bool)
+	// Vars holds Let values forced by an earlier switch in the same line (gcloud config
+	// configurations activate dev sets config=dev). They stand in for the state file; a flag or
+	// env var on the call still wins, as it would over the file.
+	Vars map[string]string
+}
+
+// Active is the context a call runs in and where it came from, for decisions and explanations.
+type Active struct {
+	// Value is the context's id and Name its display name; both are "" when there is no active
+	// context (no file, no key, no default).
+	Value, Name string
+	// Source says what gave Value: "file", "env NAME", "flag --x", "carried" (a Let forced by
+	// Input.Vars; only in Lets), "default", or "" when nothing did.
+	Source string
+	// File is the state file the last step read ("" if none exists), Key the gjson path used on it.
+	File, Key string
+	// Known lists the contexts the state file knows, in file order.
+	Known []Known
+	// Vars holds the Let values used, and Lets the same with their sources, in read order.
+	Vars map[string]string
+	Lets []Let
+}
+
+// Known is one context that a state file lists: its id and its display name.
+type Known struct{ ID, Name string }
+
+// Let is one Let value and where it came from.
+type Let struct {
+	Name, Value string
+	Source      string // as Active.Source
+	File        string // the file read, if one was
+}
+
+// Find finds a known context by id or by name; fold matches without regard to case (the spec's
+// CaseInsensitive). It lets a policy or a flag name a context either way.
+func (a *Active) Find(v string, fold bool) (Known, bool) {
+	eq := func(x, y string) bool { return x == y || fold && strings.EqualFold(x, y) }
+	for _, e := range a.Known {
+		if eq(e.ID, v) {
+			return e, true
+		}
+	}
+	for _, e := range a.Known {
+		if e.Name != "" && eq(e.Name, v) {
+			return e, true
+		}
+	}
+	return Known{}, false
+}
+
+// ErrNoDir is wrapped by the errors of a Reader that needed a relative state path while
+// Input.Dir was empty: the context cannot be known statically.
+var ErrNoDir = errors.New("the working directory is not known")
+
+// StateError is a state file that exists but cannot be used: unreadable, a directory, corrupt.
+// The engine denies the call with it (fail closed), so it names the file.
+type StateError struct {
+	File string
+	Err  error
+}
+
+func (e *StateError) Error() string { return "read state " + e.File + ": " + e.Err.Error() }
+func (e *StateError) Unwrap() error { return e.Err }
+
+// Reader resolves provider specs against the state files. It caches every file it reads (and
+// every existence check) for its lifetime, so that a command line with many calls of a CLI reads
+// its state once, and all calls see the same state. Make one per hook run; a Reader is not safe
+// for concurrent use.
+type Reader struct {
+	files map[fileKey]*stateFile
+	stats map[string]bool
+}
+
+type fileKey struct{ path, format string }
+
+type stateFile struct {
+	json   []byte
+	exists bool
+	err    error
+}
+
+// NewReader returns an empty Reader.
+func NewReader() *Reader {
+	return &Reader{files: make(map[fileKey]*stateFile, 8)}
+}
+
+// Resolve returns the context a call of s's CLI runs in, reading the spec's steps in order.
+// A missing state file is not an error (the context falls through to the step's default); a
+// state file that exists but cannot be read or parsed is a [*StateError].
+func (r *Reader) Resolve(s *Spec, in Input) (Active, error) {
+	x, err := r.start(s, &in)
+	if err != nil {
+		return Active{}, err
+	}
+	st := x.final()
+	a := Active{Vars: x.vars, Lets: x.lets}
+	a.Value, a.Source = x.given(st, false)
+	k := s.Context.Known
+	var docs []doc
+	if a.Value == "" || k != nil || st.Name != "" {
+		if docs, err = x.read(st); err != nil {
+			return Active{}, err
+		}
+	}
+	key := substitute(st.Value, x.lookup)
+	var from *doc
+	if a.Value == "" {
+		for i := range docs {
+			if v := x.value(st, docs[i].json, key); v != "" {
+				a.Value, a.Source, from = v, "file", &docs[i]
+				break
+			}
+			if !st.List {
+				break
+			}
+		}
+	}
+	switch {
+	case from != nil:
+		a.File, a.Key = from.path, key
+	case len(docs) > 0:
+		a.File, a.Key = docs[0].path, key
+	}
+	if a.Value == "" {
+		a.Value, a.Source = x.fallback(st)
+	}
+	if k != nil {
+		if !st.List && len(docs) > 1 {
+			docs = docs[:1]
+		}
+		a.Known = x.known(k, docs)
+	}
+	if from != nil && st.Name != "" {
+		a.Name = x.get(from.json, substitute(st.Name, x.lookup))
+	} else if e, ok := a.Find(a.Value, s.Context.CaseInsensitive); ok && a.Value != "" {
+		a.Name = e.Name
+	}
+	return a, nil
+}
+
+// Lookup evaluates a gjson path on the last step's state file (for a list of files, the first
+// that gives a value). ${name} in path is an earlier Let value. ok is false when the path gives
+// nothing.
+func (r *Reader) Lookup(s *Spec, in Input, path string) (string, bool, error) {
+	x, err := r.start(s, &in)
+	if err != nil {
+		return "", false, err
+	}
+	return x.lookupPath(substitute(path, x.lookup))
+}
+
+// Target turns a switch's raw target into the context it selects: unchanged without a Lookup;
+// otherwise IndexBase is taken off a numeric target and the Lookup path evaluated with ${target}
+// (pac auth select --index 1 gives the first profile's environment URL). ok is false when the
+// target selects nothing (no such profile, or not a number where one is needed).
+func (r *Reader) Target(s *Spec, in Input, sw *Switch, target string) (string, bool, error) {
+	if sw.Lookup == "" {
+		return target, target != "", nil
+	}
+	t := target
+	if sw.IndexBase != 0 {
+		n, err := strconv.Atoi(target)
+		if err != nil || n < sw.IndexBase {
+			return "", false, nil
+		}
+		t = strconv.Itoa(n - sw.IndexBase)
+	}
+	x, err := r.start(s, &in)
+	if err != nil {
+		return "", false, err
+	}
+	return x.lookupPath(substitute(sw.Lookup, func(name string) (string, bool) {
+		if name == "target" {
+			return t, t != ""
+		}
+		return x.lookup(name)
+	}))
+}
+
+// Exists reports whether value passes one of the spec's exists checks (terraform: "default", or
+// a workspace directory). A spec without checks accepts every value. A value that contains a
+// path separator, or is . or .., never names a directory entry.
+func (r *Reader) Exists(s *Spec, in Input, value string) (bool, error) {
+	checks := s.Context.Exists
+	if len(checks) == 0 {
+		return true, nil
+	}
+	if value == "" {
+		return false, nil
+	}
+	var x *run
+	for _, c := range checks {
+		if c.Equals != "" {
+			if value == c.Equals || s.Context.CaseInsensitive && strings.EqualFold(value, c.Equals) {
+				return true, nil
+			}
+			continue
+		}
+		if strings.ContainsAny(value, `/\`) || value == "." || value == ".." {
+			continue
+		}
+		if x == nil {
+			var err error
+			if x, err = r.start(s, &in); err != nil {
+				return false, err
+			}
+		}
+		p, ok, _ := expand(c.Path, func(name string) (string, bool) {
+			if name == "value" {
+				return value, true
+			}
+			return x.lookup(name)
+		}, in.Home, in.OS == "windows")
+		if !ok {
+			continue
+		}
+		abs, err := x.abs(p)
+		if err != nil {
+			return false, err
+		}
+		found, err := r.exists(abs)
+		if err != nil {
+			return false, err
+		}
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// run is one evaluation of a spec for one call.
+type run struct {
+	r    *Reader
+	s    *Spec
+	in   *Input
+	vars map[string]string
+	lets []Let
+}
+
+// start evaluates the Let steps.
+func (r *Reader) start(s *Spec, in *Input) (*run, error) {
+	x := &run{r: r, s: s, in: in}
+	steps := s.Context.Read
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("provider %s: no read steps", s.Name)
+	}
+	if len(steps) == 1 {
+		return x, nil
+	}
+	x.vars = make(map[string]string, len(steps)-1)
+	x.lets = make([]Let, 0, len(steps)-1)
+	for i := range steps[:len(steps)-1] {
+		st := &steps[i]
+		l := Let{Name: st.Let}
+		l.Value, l.Source = x.given(st, true)
+		if l.Value == "" {
+			docs, err := x.read(st)
+			if err != nil {
+				return nil, err
+			}
+			if len(docs) > 0 {
+				l.File = docs[0].path
+				if v := x.value(st, docs[0].json, substitute(st.Value, x.lookup)); v != "" {
+					l.Value, l.Source = v, "file"
+				}
+			}
+		}
+		if l.Value == "" {
+			l.Value, l.Source = x.fallback(st)
+		}
+		x.vars[st.Let] = l.Value
+		x.lets = append(x.lets, l)
+	}
+	return x, nil
+}
+
+func (x *run) final() *Step { return &x.s.Context.Read[len(x.s.Context.Read)-1] }
+
+// lookup resolves a template variable: a Let value (which shadows an environment variable of
+// the same name), else the environment.
+func (x *run) lookup(name string) (string, bool) {
+	if v, ok := x.vars[name]; ok {
+		return v, v != ""
+	}
+	return x.env(name)
+}
+
+func (x *run) env(name string) (string, bool) {
+	if x.in.Env == nil {
+		return "", false
+	}
+	v, ok := x.in.Env(name)
+	if !ok && x.in.OS == "windows" {
+		if up := strings.ToUpper(name); up != name {
+			v, ok = x.in.Env(up)
+		}
+	}
+	return v, ok && v != ""
+}
+
+// given returns a step's value from the call itself: a flag, an env var or, for a Let step, a
+// value forced by an earlier switch (carried).
+func (x *run) given(st *Step, let bool) (string, string) {
+	if len(st.Flag) > 0 && x.in.Flag != nil {
+		if v, ok := x.in.Flag(st.Flag); ok && v != "" && !slices.Contains(st.Unset, v) {
+			return v, "flag " + st.Flag[0]
+		}
+	}
+	if st.Env != "" {
+		if v, ok := x.env(st.Env); ok && !slices.Contains(st.Unset, v) {
+			return v, "env " + st.Env
+		}
+	}
+	if let {
+		if v, ok := x.in.Vars[st.Let]; ok && v != "" {
+			return v, "carried"
+		}
+	}
+	return "", ""
+}
+
+func (x *run) fallback(st *Step) (string, string) {
+	if st.Default == "" {
+		return "", ""
+	}
+	v, ok, _ := expand(st.Default, x.lookup, x.in.Home, x.in.OS == "windows")
+	if !ok {
+		return "", ""
+	}
+	return v, "default"
+}
+
+// value reads a step's value from one file's JSON.
+func (x *run) value(st *Step, data []byte, key string) string {
+	v := x.get(data, key)
+	if slices.Contains(st.Unset, v) {
+		return ""
+	}
+	return v
+}
+
+func (x *run) get(data []byte, path string) string {
+	if path == "" {
+		return gjson.ParseBytes(data).String()
+	}
+	return gjson.GetBytes(data, path).String()
+}
+
+// doc is one existing state file, as JSON.
+type doc struct {
+	path string
+	json []byte
+}
+
+// read returns the step's existing files in order: the first one for a plain step, every one for
+// a list.
+func (x *run) read(st *Step) ([]doc, error) {
+	paths, err := x.paths(st)
+	if err != nil {
+		return nil, err
+	}
+	var docs []doc
+	for _, p := range paths {
+		data, exists, err := x.r.load(p, st.Format)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			continue
+		}
+		docs = append(docs, doc{p, data})
+		if !st.List {
+			break
+		}
+	}
+	return docs, nil
+}
+
+// paths expands the step's path templates for the call's system into absolute paths. A template
+// with an unset variable names no file and is skipped.
+func (x *run) paths(st *Step) ([]string, error) {
+	ts := st.File
+	switch x.in.OS {
+	case "windows":
+		if len(st.Windows) > 0 {
+			ts = st.Windows
+		}
+	case "darwin":
+		if len(st.Darwin) > 0 {
+			ts = st.Darwin
+		}
+	}
+	sep := ":"
+	if x.in.OS == "windows" {
+		sep = ";"
+	}
+	out := make([]string, 0, len(ts))
+	add := func(p string) error {
+		p, err := x.abs(p)
+		if err == nil && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+		return err
+	}
+	for _, t := range ts {
+		p, ok, _ := expand(t, x.lookup, x.in.Home, x.in.OS == "windows")
+		if !ok {
+			continue
+		}
+		if !st.List {
+			if err := add(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for _, e := range strings.Split(p, sep) {
+			if e == "" {
+				continue
+			}
+			if err := add(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// abs makes a state path absolute, from the call's directory.
+func (x *run) abs(p string) (string, error) {
+	if isAbs(p, x.in.OS) {
+		return filepath.Clean(p), nil
+	}
+	if x.in.Dir == "" {
+		return "", fmt.Errorf("state path %s is relative: %w", p, ErrNoDir)
+	}
+	return filepath.Join(x.in.Dir, p), nil
+}
+
+// isAbs reports whether p is absolute on the call's system (which tests may set to another one
+// than the host's). On Windows a path rooted without a drive letter (\x, \\server\share)
+// counts: it does not depend on the working directory's folder.
+func isAbs(p, goos string) bool {
+	if goos != "windows" {
+		return strings.HasPrefix(p, "/")
+	}
+	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
+}
+
+// lookupPath evaluates a gjson path on the last step's files.
+func (x *run) lookupPath(path string) (string, bool, error) {
+	st := x.final()
+	docs, err := x.read(st)
+	if err != nil {
+		return "", false, err
+	}
+	for _, d := range docs {
+		if v := x.get(d.json, path); v != "" {
+			return v, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// known lists the contexts in docs, the first file's entry winning for an id listed twice
+// (kubectl merges contexts that way).
+func (x *run) known(k *KnownList, docs []doc) []Known {
+	list := substitute(k.List, x.lookup)
+	var out []Known
+	for _, d := range docs {
+		gjson.GetBytes(d.json, list).ForEach(func(_, e gjson.Result) bool {
+			id := e.Get(k.ID).String()
+			if id == "" {
+				return true
+			}
+			for _, o := range out {
+				if o.ID == id {
+					return true
+				}
+			}
+			name := id
+			if k.Name != "" {
+				name = e.Get(k.Name).String()
+			}
+			out = append(out, Known{ID: id, Name: name})
+			return true
+		})
+	}
+	return out
+}
+
+// maxState bounds a state file's size: the real ones are kilobytes, and the hook must answer in
+// milliseconds whatever sits at the path.
+const maxState = 16 << 20
+
+// load reads a state file as JSON, once per Reader.
+func (r *Reader) load(path, format string) ([]byte, bool, error) {
+	k := fileKey{path, format}
+	if f, ok := r.files[k]; ok {
+		return f.json, f.exists, f.err
+	}
+	f := new(stateFile)
+	f.json, f.exists, f.err = readState(path, format)
+	if r.files == nil {
+		r.files = make(map[fileKey]*stateFile, 8)
+	}
+	r.files[k] = f
+	return f.json, f.exists, f.err
+}
+
+func readState(path, format string) ([]byte, bool, error) {
+	data, err := readFile(path)
+	if err != nil {
+		if missing(err) {
+			return nil, false, nil
+		}
+		return nil, true, &StateError{path, err}
+	}
+	out, err := codec.ToJSON(data, format)
+	if err != nil {
+		return nil, true, &StateError{path, err}
+	}
+	// gjson reads what it can of broken JSON; a file cut short by a concurrent write must fail
+	// closed instead. The BOM is gone by now, so gjson's own check is safe to use.
+	if format == "json" && len(bytes.TrimSpace(out)) > 0 && !gjson.ValidBytes(out) {
+		return nil, true, &StateError{path, jsonError(out)}
+	}
+	return out, true, nil
+}
+
+var (
+	errIsDir      = errors.New("is a directory")
+	errNotRegular = errors.New("is not a regular file")
+	errTooLarge   = fmt.Errorf("is larger than %d MiB", maxState>>20)
+)
+
+// readFile reads a regular file. It checks the kind first: opening a named pipe would block the
+// hook until a writer came.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	switch {
+	case fi.IsDir():
+		return nil, errIsDir
+	case !fi.Mode().IsRegular():
+		return nil, errNotRegular
+	case fi.Size() > maxState:
+		return nil, errTooLarge
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	defer f.Close()
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, unwrapPath(err)
+		}
+		if len(data) > maxState {
+			return nil, errTooLarge
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// unwrapPath drops the *fs.PathError around an error: the StateError names the file already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// missing reports whether err means there is no file: a state file that does not exist yet is
+// the normal state of a CLI that was never used.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// jsonError says where JSON is broken; it runs only on files gjson found invalid.
+func jsonError(data []byte) error {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return errors.New("invalid JSON")
+	}
+	off := min(int(se.Offset), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	if col > 1 && off > 0 {
+		col-- // Offset is just past the byte that broke the JSON
+	}
+	return fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, se.Error())
+}
+
+func (r *Reader) exists(path string) (bool, error) {
+	if found, ok := r.stats[path]; ok {
+		return found, nil
+	}
+	_, err := os.Stat(path)
+	found := err == nil
+	if err != nil && !missing(err) {
+		return false, &StateError{path, unwrapPath(err)}
+	}
+	if r.stats == nil {
+		r.stats = make(map[string]bool, 4)
+	}
+	r.stats[path] = found
+	return found, nil
+}

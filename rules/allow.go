@@ -1,0 +1,87 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// identity is every spelling of one context: the value as written and, where the state file
+// lists the context, its id and its name. A policy may name either.
+type identity []string
+
+func identify(value string, known []providers.Known, fold bool) identity {
+	id := identity{value}
+	for _, k := range known {
+		if eq(k.ID, value, fold) || (k.Name != "" && eq(k.Name, value, fold)) {
+			id = append(id, k.ID, k.Name)
+		}
+	}
+	return id
+}
+
+func eq(a, b string, fold bool) bool {
+	if fold {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+// allows reports whether every layer's allow list has a pattern that matches some spelling of
+// the context. A policy without lists allows everything.
+func (cp *ContextPolicy) allows(id identity, fold bool) bool {
+	for _, list := range cp.Allow {
+		if !list.matches(id, fold) {
+			return false
+		}
+	}
+	return true
+}
+
+func (l AllowList) matches(id identity, fold bool) bool {
+	for _, p := range l.Patterns {
+		for _, v := range id {
+			if v != "" && glob(p, v, fold) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// allowedList renders the allow lists for a reason: the most specific layer's list, which is
+// the one a reader of the repository sees.
+func (cp *ContextPolicy) allowedList() string {
+	if len(cp.Allow) == 0 {
+		return "any"
+	}
+	return strings.Join(cp.Allow[len(cp.Allow)-1].Patterns, ", ")
+}
+
+// glob matches s against a pattern in which * is any run of characters (URLs and ids contain
+// slashes, so path.Match's rules do not fit) and every other character is itself.
+func glob(pat, s string, fold bool) bool {
+	if fold {
+		pat, s = strings.ToLower(pat), strings.ToLower(s)
+	}
+	if !strings.Contains(pat, "*") {
+		return pat == s
+	}
+	parts := strings.Split(pat, "*")
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, part := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, part)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(part):]
+	}
+	return strings.HasSuffix(s, last)
+}
+
+// isGlob reports whether an allow entry is a pattern rather than one value.
+func isGlob(p string) bool { return strings.Contains(p, "*") }

@@ -1,0 +1,273 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// checkContext decides a call that is neither exempt nor a switch: explicitly bound, or
+// unbound and so running on whatever context is effective when it starts.
+func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
+	bindable := p.Bind != nil
+	if bindable {
+		if _, rejects := matchAny(p.Bind.Reject, a, path); rejects {
+			bindable = false
+		}
+	}
+	if w, ct, ok := binding(p, c, a); ok {
+		t.Kind = "bound"
+		e.checkBound(t, p, cp, c, a, w, ct)
+		return
+	}
+	t.Kind = "unbound"
+	eff, in := e.effective(p, c, a)
+	t.Context = &eff.ContextTrace
+	id := p.Name
+	if eff.err != nil {
+		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot read the %s state: %v — repair or remove that file (the CLI recreates it), or bind the command explicitly%s",
+			id, p.Name, eff.err, flagHint(p)))
+		return
+	}
+	fold := p.Context.CaseInsensitive
+	eff.Allowed = !eff.unknown && eff.Value != "" && cp.allows(identify(eff.Value, eff.known, fold), fold)
+	setting := cp.Unbound
+	if setting == Unset {
+		setting = Allow
+		if bindable {
+			setting = Fix
+		}
+	}
+	if eff.Allowed && setting == Allow {
+		return
+	}
+	tgt, err := e.target(p, cp, eff, eff.Allowed, in)
+	if err != nil {
+		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot check that the %s exists: %v", id, p.Noun, err))
+		return
+	}
+	where := e.where(p, eff)
+	if tgt == "" || !bindable {
+		e.cannotBind(t, p, cp, c, eff, tgt, bindable, where)
+		return
+	}
+	ed, text := e.bindEdit(p, c, tgt)
+	t.Binding, t.Fixed = text, fixedCall(c, ed)
+	fix := fmt.Sprintf("run: %s", t.Fixed)
+	if !eff.Allowed {
+		t.Context.Allowed = false
+	}
+	if c.Nested || (c.ArgsAppended && trailingFlag(c)) {
+		t.decide(VerdictDeny, id+".bind-nested", fmt.Sprintf("[ctxguard/%s.bind-nested] %s; this call sits %s, where ctxguard cannot add %s safely — %s",
+			id, where, placeOf(c), text, fix))
+		return
+	}
+	switch {
+	case setting == Deny:
+		t.decide(VerdictDeny, id+".unbound-deny", fmt.Sprintf("[ctxguard/%s.unbound-deny] the policy requires every %s command to name its %s explicitly; %s — %s",
+			id, p.Name, p.Noun, where, fix))
+	case setting == Ask:
+		t.edits = append(t.edits, ed)
+		t.decide(VerdictAsk, id+".unbound-ask", fmt.Sprintf("[ctxguard/%s.unbound-ask] the policy asks a human about %s commands that do not name a %s; %s — bound as: %s",
+			id, p.Name, p.Noun, where, t.Fixed))
+	case eff.Allowed:
+		t.edits = append(t.edits, ed)
+		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s (%s) so that a switch by another session cannot move it: %s",
+			id, p.Noun, describe(eff.ContextTrace), eff.Source, t.Fixed))
+	default:
+		t.edits = append(t.edits, ed)
+		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, which this repository does not allow (allowed: %s); bound to %s instead: %s",
+			id, where, cp.allowedList(), tgt, t.Fixed))
+	}
+}
+
+// cannotBind denies (or, for an unknown context, asks about) a call that must be bound but
+// cannot be: the provider has no binding, the subcommand rejects it, or no allowed target exists.
+func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, eff effective, tgt string, bindable bool, where string) {
+	id := p.Name
+	call := strings.TrimSpace(c.Src[c.Start:c.End])
+	if eff.Allowed {
+		// Allowed, but the policy wanted it bound or asked (unbound: fix/ask/deny): without a
+		// binding, fix has nothing to add.
+		if cp.Unbound == Ask || cp.Unbound == Deny {
+			v := VerdictAsk
+			if cp.Unbound == Deny {
+				v = VerdictDeny
+			}
+			t.decide(v, id+".unbound-"+cp.Unbound.String(), fmt.Sprintf("[ctxguard/%s.unbound-%s] %s cannot be bound to a %s and the policy says %s for unbound calls; %s",
+				id, cp.Unbound, call, p.Noun, cp.Unbound, where))
+		}
+		return
+	}
+	var fix string
+	switch {
+	case tgt != "" && !bindable:
+		if sw := e.switchCommand(p, tgt); sw != "" {
+			fix = fmt.Sprintf("switch first, in the same command: %s && %s", sw, call)
+		} else {
+			fix = fmt.Sprintf("switch the %s to %s first", p.Noun, tgt)
+		}
+	case len(cp.Allow) > 0:
+		fix = fmt.Sprintf("name an allowed %s explicitly%s, or set a default for %s in .ctxguard.yaml", p.Noun, flagHint(p), p.Name)
+	}
+	if eff.unknown {
+		t.decide(VerdictAsk, id+".context-unknown", fmt.Sprintf("[ctxguard/%s.context-unknown] %s; ctxguard cannot tell which %s %s would use — %s",
+			id, where, p.Noun, call, fix))
+		return
+	}
+	t.decide(VerdictDeny, id+".context-not-allowed", fmt.Sprintf("[ctxguard/%s.context-not-allowed] %s, which this repository does not allow (allowed: %s) — %s",
+		id, where, cp.allowedList(), fix))
+}
+
+// where says what context the call would run in and why, for a reason.
+func (e *engine) where(p *providers.Spec, eff effective) string {
+	switch {
+	case eff.unknown && eff.From != "":
+		return fmt.Sprintf("`%s` earlier in this command changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
+	case eff.unknown:
+		return fmt.Sprintf("the %s %s depends on a directory or variable that is not literal", p.Name, p.Noun)
+	case eff.Source == "carried":
+		return fmt.Sprintf("`%s` earlier in this command switches the %s %s to %s", eff.From, p.Name, p.Noun, describe(eff.ContextTrace))
+	case eff.Source == "remembered":
+		return fmt.Sprintf("this session switched the %s %s to %s", p.Name, p.Noun, describe(eff.ContextTrace))
+	case eff.Value == "":
+		return fmt.Sprintf("no %s %s is active", p.Name, p.Noun)
+	}
+	return fmt.Sprintf("the active %s %s is %s", p.Name, p.Noun, describe(eff.ContextTrace))
+}
+
+func placeOf(c *Call) string {
+	if c.Nested {
+		return "inside a quoted string or here-document (" + strings.Join(c.Via, " > ") + ")"
+	}
+	return "after a wrapper that appends arguments"
+}
+
+// trailingFlag reports whether the last argument is an option that may take the next word as
+// its value: inserting after it would hand it the binding.
+func trailingFlag(c *Call) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	w := c.Args[len(c.Args)-1]
+	return isFlag(w) && !strings.Contains(w.Value, "=")
+}
+
+func flagHint(p *providers.Spec) string {
+	switch {
+	case p.Bind == nil:
+		return ""
+	case len(p.Bind.Flags) > 0:
+		return fmt.Sprintf(" (%s <%s>)", p.Bind.Flags[0], p.Noun)
+	case len(p.Bind.Env) > 0:
+		return fmt.Sprintf(" (%s=<%s>)", p.Bind.Env[0], p.Noun)
+	}
+	return ""
+}
+
+// binding finds an explicit binding on the call: the provider's flag, or its variable set on
+// the call.
+func binding(p *providers.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
+	if p.Bind == nil {
+		return Word{}, ContextTrace{}, false
+	}
+	if w, ok := a.flag(p.Bind.Flags); ok {
+		return w, ContextTrace{Value: w.Value, Source: "flag", Flag: flagUsed(a, p.Bind.Flags)}, true
+	}
+	for i := len(c.Env) - 1; i >= 0; i-- {
+		for _, name := range p.Bind.Env {
+			if c.Env[i].Name == name {
+				return c.Env[i].Value, ContextTrace{Value: c.Env[i].Value.Value, Source: "env", Env: name}, true
+			}
+		}
+	}
+	return Word{}, ContextTrace{}, false
+}
+
+func flagUsed(a argv, names []string) string {
+	used := names[0]
+	for _, w := range a.words {
+		if isFlag(w) {
+			for _, n := range names {
+				if flagName(w.Value) == n {
+					used = n
+				}
+			}
+		}
+	}
+	return used
+}
+
+// checkBound checks an explicit binding: a literal value must be allowed; anything else is asked.
+func (e *engine) checkBound(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, w Word, ct ContextTrace) {
+	id := p.Name
+	t.Context = &ct
+	how := ct.Flag
+	if ct.Env != "" {
+		how = ct.Env
+	}
+	if !w.Literal {
+		t.decide(VerdictAsk, id+".binding-dynamic", fmt.Sprintf("[ctxguard/%s.binding-dynamic] %s %s is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
+			id, how, w.Value, p.Noun, cp.allowedList(), p.Noun))
+		return
+	}
+	eff, in := e.resolve(p, c, a, nil)
+	fold := p.Context.CaseInsensitive
+	ct.Name = nameOf(ct.Value, "", eff.known, fold)
+	if ct.Allowed = cp.allows(identify(ct.Value, eff.known, fold), fold); ct.Allowed {
+		t.Context = &ct
+		return
+	}
+	t.Context = &ct
+	fix := fmt.Sprintf("use an allowed %s instead", p.Noun)
+	if tgt, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
+		t.Fixed = strings.TrimSpace(c.Src[c.Start:w.Pos] + e.in.Quote(tgt) + c.Src[w.End:c.End])
+		fix = "run: " + t.Fixed
+	}
+	t.decide(VerdictDeny, id+".binding-not-allowed", fmt.Sprintf("[ctxguard/%s.binding-not-allowed] %s names the %s %s %s, which this repository does not allow (allowed: %s) — %s",
+		id, how, p.Name, p.Noun, describe(ct), cp.allowedList(), fix))
+}
+
+// bindEdit renders the insertion that binds a call to value, and the binding as text.
+func (e *engine) bindEdit(p *providers.Spec, c *Call, value string) (Edit, string) {
+	q := e.in.Quote(value)
+	b := p.Bind
+	if len(b.Flags) == 0 {
+		text := b.Env[0] + "=" + q
+		if wrapped(c) {
+			return Edit{At: c.NameWord.Pos, Text: "env " + text + " "}, text
+		}
+		return Edit{At: c.NameWord.Pos, Text: text + " "}, text
+	}
+	text := b.Flags[0] + " " + q
+	if b.Place == "after-command" {
+		return Edit{At: c.NameWord.End, Text: " " + text}, text
+	}
+	for _, w := range c.Args {
+		if w.Literal && w.Value == "--" {
+			return Edit{At: w.Pos, Text: text + " "}, text
+		}
+	}
+	return Edit{At: c.End, Text: " " + text}, text
+}
+
+// wrapped reports whether the call's command word follows a wrapper command (sudo, timeout,
+// xargs …), where a `VAR=value` prefix would be taken for the command: `env` is needed there.
+func wrapped(c *Call) bool {
+	return len(c.Via) > 0 && !onlySubstitutions(c.Via)
+}
+
+func onlySubstitutions(via []string) bool {
+	for _, v := range via {
+		if !strings.HasPrefix(v, "$(") && !strings.HasPrefix(v, "`") && !strings.HasPrefix(v, "<(") && !strings.HasPrefix(v, ">(") {
+			return false
+		}
+	}
+	return true
+}
+
+// fixedCall is the call's own text with the edit applied: the command a model should run.
+func fixedCall(c *Call, ed Edit) string {
+	return strings.TrimSpace(c.Src[c.Start:ed.At] + ed.Text + c.Src[ed.At:c.End])
+}

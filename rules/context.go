@@ -1,0 +1,258 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// effective is the context an unbound call would run in, and where that came from.
+type effective struct {
+	ContextTrace
+	known   []providers.Known
+	unknown bool  // it cannot be known statically
+	err     error // the state could not be read
+}
+
+// input builds the provider runtime's view of a call: its environment (the line's assignments
+// over the hook's), its working directory, and its flags.
+func (e *engine) input(p *providers.Spec, c *Call, a argv, vars map[string]string) providers.Input {
+	return providers.Input{
+		Env: func(k string) (string, bool) {
+			for i := len(c.Env) - 1; i >= 0; i-- {
+				if c.Env[i].Name == k {
+					return c.Env[i].Value.Value, true
+				}
+			}
+			if e.in.Env == nil {
+				return "", false
+			}
+			return e.in.Env(k)
+		},
+		Dir:  e.dir(p, c, a),
+		Home: e.in.Home,
+		OS:   e.in.OS,
+		Flag: func(names []string) (string, bool) {
+			w, ok := a.flag(names)
+			return w.Value, ok && w.Literal
+		},
+		Vars: vars,
+	}
+}
+
+// dir is the call's absolute working directory: the line's, moved by `cd` and by the provider's
+// directory flags (terraform -chdir). It is "" when a `cd` or a directory flag is not literal:
+// the reader then refuses relative state paths instead of guessing.
+func (e *engine) dir(p *providers.Spec, c *Call, a argv) string {
+	if c.DirUnknown {
+		return ""
+	}
+	d := e.in.Cwd
+	rels := []string{c.Dir}
+	if len(p.DirFlags) > 0 {
+		if w, ok := a.flag(p.DirFlags); ok {
+			if !w.Literal {
+				return ""
+			}
+			rels = append(rels, w.Value)
+		}
+	}
+	for _, rel := range rels {
+		switch {
+		case rel == "":
+		case filepath.IsAbs(rel):
+			d = rel
+		case rel == "~" || strings.HasPrefix(rel, "~/"):
+			d = filepath.Join(e.in.Home, rel[1:])
+		default:
+			d = filepath.Join(d, rel)
+		}
+	}
+	return d
+}
+
+// uncertain reports whether a value the provider's state depends on is not literal: a
+// variable set on the call, or a flag the read steps take.
+func uncertain(p *providers.Spec, c *Call, a argv) bool {
+	for _, st := range p.Context.Read {
+		for _, as := range c.Env {
+			if as.Value.Literal {
+				continue
+			}
+			if as.Name == st.Env || st.Mentions(as.Name) {
+				return true
+			}
+		}
+		if len(st.Flag) > 0 {
+			if w, ok := a.flag(st.Flag); ok && !w.Literal {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resolve reads the active context from the state, with vars forced by a switch.
+func (e *engine) resolve(p *providers.Spec, c *Call, a argv, vars map[string]string) (effective, providers.Input) {
+	in := e.input(p, c, a, vars)
+	if uncertain(p, c, a) {
+		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
+	}
+	act, err := e.in.State.Resolve(p, in)
+	if errors.Is(err, providers.ErrNoDir) {
+		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
+	}
+	if err != nil {
+		return effective{ContextTrace: ContextTrace{Source: "unknown"}, err: err}, in
+	}
+	ct := ContextTrace{Value: act.Value, Name: act.Name, File: act.File, Key: act.Key}
+	switch kind, name, _ := strings.Cut(act.Source, " "); {
+	case act.Value == "":
+		ct.Source = "none"
+	case kind == "env":
+		ct.Source, ct.Env = "process-env", name
+		if _, onCall := lineEnv(c, name); onCall {
+			ct.Source = "env"
+		}
+	case kind == "flag":
+		ct.Source, ct.Flag = "flag", name
+	case kind == "default":
+		ct.Source = "default"
+	default:
+		ct.Source = "state"
+	}
+	return effective{ContextTrace: ct, known: act.Known}, in
+}
+
+func lineEnv(c *Call, name string) (Word, bool) {
+	for i := len(c.Env) - 1; i >= 0; i-- {
+		if c.Env[i].Name == name {
+			return c.Env[i].Value, true
+		}
+	}
+	return Word{}, false
+}
+
+// effective is the context an unbound call runs in: carried from an earlier switch in the line,
+// else remembered for the session, else the active one in the state.
+func (e *engine) effective(p *providers.Spec, c *Call, a argv) (effective, providers.Input) {
+	cr, carried := e.carried[p.Name]
+	if carried && cr.vars != nil {
+		eff, in := e.resolve(p, c, a, cr.vars)
+		eff.Source, eff.From = "carried", cr.from
+		return eff, in
+	}
+	eff, in := e.resolve(p, c, a, nil)
+	switch {
+	case carried && cr.unknown:
+		return effective{ContextTrace: ContextTrace{Source: "unknown", From: cr.from}, unknown: true, known: eff.known}, in
+	case carried:
+		eff.ContextTrace = ContextTrace{Value: cr.value, Source: "carried", From: cr.from}
+		eff.err, eff.unknown = nil, false
+	case e.in.Remembered != nil:
+		if v, ok := e.in.Remembered(p.Name); ok {
+			eff.ContextTrace = ContextTrace{Value: v, Source: "remembered"}
+			eff.err, eff.unknown = nil, false
+		}
+	}
+	eff.Name = nameOf(eff.Value, eff.Name, eff.known, p.Context.CaseInsensitive)
+	return eff, in
+}
+
+// nameOf finds a display name for a value from the state's list of known contexts.
+func nameOf(value, name string, known []providers.Known, fold bool) string {
+	if name != "" || value == "" {
+		return name
+	}
+	for _, k := range known {
+		if eq(k.ID, value, fold) && k.Name != value {
+			return k.Name
+		}
+	}
+	return ""
+}
+
+// describe renders a context for a reason: "Contoso-Prod (2222…)".
+func describe(ct ContextTrace) string {
+	switch {
+	case ct.Value == "":
+		return "not set"
+	case ct.Name != "" && ct.Name != ct.Value:
+		return fmt.Sprintf("%s (%s)", ct.Name, ct.Value)
+	}
+	return ct.Value
+}
+
+// target picks the context a call is bound to: the effective one if allowed, else the
+// policy's default, else the only value the allow lists name. Targets that the provider says
+// must exist (terraform workspaces) are skipped when they do not.
+func (e *engine) target(p *providers.Spec, cp *ContextPolicy, eff effective, allowed bool, in providers.Input) (string, error) {
+	fold := p.Context.CaseInsensitive
+	var cands []string
+	if allowed && eff.Value != "" && !eff.unknown {
+		cands = append(cands, eff.Value)
+	}
+	for _, d := range cp.Defaults {
+		if cp.allows(identify(d.Value, eff.known, fold), fold) {
+			cands = append(cands, d.Value)
+		}
+	}
+	if only, ok := cp.only(eff.known, fold); ok {
+		cands = append(cands, only)
+	}
+	for _, v := range cands {
+		ok, err := e.exists(p, in, v)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return v, nil
+		}
+	}
+	return "", nil
+}
+
+func (e *engine) exists(p *providers.Spec, in providers.Input, v string) (bool, error) {
+	if len(p.Context.Exists) == 0 {
+		return true, nil
+	}
+	return e.in.State.Exists(p, in, v)
+}
+
+// only returns the single context that the allow lists name literally, if there is exactly one.
+func (cp *ContextPolicy) only(known []providers.Known, fold bool) (string, bool) {
+	var found []identity
+	var first string
+	for _, l := range cp.Allow {
+		for _, pat := range l.Patterns {
+			if isGlob(pat) {
+				continue
+			}
+			id := identify(pat, known, fold)
+			if !cp.allows(id, fold) || seen(found, id, fold) {
+				continue
+			}
+			if first == "" {
+				first = pat
+			}
+			found = append(found, id)
+		}
+	}
+	return first, len(found) == 1
+}
+
+func seen(ids []identity, id identity, fold bool) bool {
+	for _, o := range ids {
+		for _, a := range o {
+			for _, b := range id {
+				if a != "" && eq(a, b, fold) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

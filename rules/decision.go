@@ -1,0 +1,70 @@
+package rules
+
+// Verdict is the answer for a call or a line. The order of the constants is strictness: a
+// line's verdict is the strictest of its calls'.
+type Verdict int
+
+const (
+	VerdictAllow Verdict = iota
+	VerdictRewrite
+	VerdictAsk
+	VerdictDeny
+)
+
+var verdictNames = [...]string{"allow", "rewrite", "ask", "deny"}
+
+func (v Verdict) String() string { return verdictNames[v] }
+
+// MarshalText makes verdicts read as words in JSON.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Result is the decision for a whole command line, and the trace of how it was reached.
+type Result struct {
+	Verdict Verdict
+	// Rule and Reason are those of the strictest call (the first one when several tie); Reason
+	// joins the reasons of every call that has that verdict, so the model sees all of them.
+	Rule   string
+	Reason string
+	// Edits are the insertions into the line (calls that are not nested) that bind its calls.
+	Edits []Edit
+	// Calls traces every guarded call, in execution order.
+	Calls []CallTrace
+}
+
+// CallTrace records how one guarded call was decided. Its JSON form is part of the
+// `ctxguard explain --json` contract.
+type CallTrace struct {
+	Provider string   `json:"provider"`
+	Argv     []string `json:"argv"`
+	Via      []string `json:"via,omitempty"`
+	// Kind is what the call is to its provider: exempt, switch, bound, unbound, unchecked (the
+	// policy says nothing about the provider's contexts), or an external switch.
+	Kind    string        `json:"kind"`
+	Context *ContextTrace `json:"context,omitempty"`
+	Verdict Verdict       `json:"decision"`
+	Rule    string        `json:"rule,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	// Binding is the text a rewrite inserts ("--subscription 1111…"), Fixed the call as it
+	// should be written.
+	Binding string `json:"binding,omitempty"`
+	Fixed   string `json:"fixed,omitempty"`
+	// Matched lists the destructive entries and user rules that matched.
+	Matched []string `json:"matched,omitempty"`
+}
+
+// ContextTrace says which context a call runs in and where that came from.
+type ContextTrace struct {
+	Value string `json:"value"`
+	Name  string `json:"name,omitempty"`
+	// Source is one of: flag, env (a variable set on the call), carried (an earlier switch in
+	// the line), state (a state file), process-env (the hook's environment), default (the
+	// provider's default when the state names none), none (no context), unknown.
+	Source string `json:"source"`
+	Flag   string `json:"flag,omitempty"`
+	Env    string `json:"env,omitempty"`
+	From   string `json:"from,omitempty"` // the switch that set a carried context
+	File   string `json:"file,omitempty"`
+	Key    string `json:"key,omitempty"`
+	// Allowed is whether the policy allows it (always true when the policy names no list).
+	Allowed bool `json:"allowed"`
+}

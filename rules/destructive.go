@@ -1,0 +1,80 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// destructive applies the provider's destructive entries, capped by the policy: allow turns
+// them off, ask keeps each entry's tier, deny makes every entry deny. They apply only when some
+// policy exists, like everything else.
+func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path []string) {
+	cap := e.in.Policy.Destructive
+	if !e.guarded || cap == Allow {
+		return
+	}
+	for _, d := range p.Destructive {
+		if _, ok := parsePattern(d.Match).match(a, path); !ok {
+			continue
+		}
+		id := p.Name + ".destructive." + slug(d.Match)
+		t.Matched = append(t.Matched, id)
+		where := ""
+		if t.Context != nil && t.Context.Value != "" {
+			where = fmt.Sprintf(" in %s %s", p.Noun, describe(*t.Context))
+		}
+		cmd := strings.Join(values(c), " ")
+		if d.Tier == "deny" || cap == Deny {
+			t.decide(VerdictDeny, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — ctxguard does not let an agent run this; ask the user to run it themselves if it is really wanted",
+				id, cmd, where, d.Why))
+		} else {
+			t.decide(VerdictAsk, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — a human must confirm it", id, cmd, where, d.Why))
+		}
+	}
+}
+
+// userRules applies the policy's own rules to a guarded call.
+func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
+	for _, r := range e.in.Policy.Rules {
+		name, rest, _ := strings.Cut(r.Match, " ")
+		if name != c.Name {
+			continue
+		}
+		if _, ok := parsePattern(rest).match(a, path); !ok {
+			continue
+		}
+		t.Matched = append(t.Matched, r.ID)
+		reason := fmt.Sprintf("[ctxguard/%s] %s (rule at %s)", r.ID, r.Reason, r.Src)
+		switch r.Decision {
+		case Deny:
+			t.decide(VerdictDeny, r.ID, reason)
+		case Ask:
+			t.decide(VerdictAsk, r.ID, reason)
+		}
+	}
+}
+
+// userRulesOnly applies the user's rules to a call no provider guards (the rules may name any
+// command).
+func (e *engine) userRulesOnly(c *Call) (trace, bool) {
+	t := trace{CallTrace: CallTrace{Argv: values(c), Via: c.Via, Kind: "rule"}}
+	a := argv{words: c.Args}
+	e.userRules(&t, c, a, a.path())
+	return t, len(t.Matched) > 0
+}
+
+// slug turns a pattern into a rule id part: "group delete" -> "group-delete".
+func slug(s string) string {
+	var b strings.Builder
+	for _, f := range strings.Fields(s) {
+		f = strings.TrimLeft(f, "-")
+		f = strings.NewReplacer("*", "any", "=", "-").Replace(f)
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}

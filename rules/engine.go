@@ -1,0 +1,238 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// State reads the CLIs' state. *providers.Reader implements it; tests may fake it.
+type State interface {
+	Resolve(s *providers.Spec, in providers.Input) (providers.Active, error)
+	Target(s *providers.Spec, in providers.Input, sw *providers.Switch, target string) (string, bool, error)
+	Exists(s *providers.Spec, in providers.Input, value string) (bool, error)
+}
+
+// Input is everything one decision depends on.
+type Input struct {
+	Calls     []Call
+	Policy    *Policy
+	Providers []*providers.Spec
+	State     State
+	// Quote shell-quotes a value for insertion into the line.
+	Quote func(string) string
+	// Cwd is the line's absolute working directory; Env, Home and OS are the hook's.
+	Cwd  string
+	Env  func(string) (string, bool)
+	Home string
+	OS   string
+	// Remembered returns the context this session last switched the provider to, if any
+	// (session memory); nil when there is none.
+	Remembered func(provider string) (string, bool)
+}
+
+// Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
+// that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
+func Evaluate(in Input) Result {
+	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]carry{}}
+	for _, p := range in.Providers {
+		for _, c := range p.Commands {
+			e.byName[c] = p
+		}
+	}
+	e.guarded = len(in.Policy.Files) > 0
+	var res Result
+	for i := range in.Calls {
+		for _, t := range e.call(&in.Calls[i]) {
+			res.Calls = append(res.Calls, t.CallTrace)
+			res.Edits = append(res.Edits, t.edits...)
+		}
+	}
+	res.Verdict, res.Rule, res.Reason = summarise(res.Calls)
+	if res.Verdict < VerdictRewrite && len(res.Edits) > 0 {
+		res.Verdict = VerdictRewrite
+	}
+	return res
+}
+
+// summarise picks the strictest verdict, the first rule with it, and every reason with it.
+func summarise(calls []CallTrace) (Verdict, string, string) {
+	v := VerdictAllow
+	for _, c := range calls {
+		v = max(v, c.Verdict)
+	}
+	var rule string
+	var reasons []string
+	for _, c := range calls {
+		if c.Verdict != v || c.Reason == "" {
+			continue
+		}
+		if rule == "" {
+			rule = c.Rule
+		}
+		if !slices.Contains(reasons, c.Reason) {
+			reasons = append(reasons, c.Reason)
+		}
+	}
+	return v, rule, strings.Join(reasons, "\n")
+}
+
+type engine struct {
+	in      Input
+	byName  map[string]*providers.Spec
+	guarded bool // some policy file exists
+	// carried holds the context each provider was switched to earlier in the line.
+	carried map[string]carry
+}
+
+// carry is the effect of a switch on the rest of the line.
+type carry struct {
+	value   string
+	vars    map[string]string // the switch set a read variable (a configuration), not the value
+	unknown bool              // the target cannot be known (logout, get-credentials)
+	from    string            // the switch as written
+}
+
+// trace is a call's trace plus the edits that bind it.
+type trace struct {
+	CallTrace
+	edits []Edit
+}
+
+// decide records a verdict on the trace if it is stricter than the one it has.
+func (t *trace) decide(v Verdict, rule, reason string) {
+	if v > t.Verdict || t.Rule == "" && v == t.Verdict {
+		t.Verdict, t.Rule, t.Reason = v, rule, reason
+	}
+}
+
+func (e *engine) call(c *Call) []trace {
+	var out []trace
+	if c.Name == "" {
+		if t, ok := e.dynamic(c); ok {
+			out = append(out, t)
+		}
+		return out
+	}
+	e.externalSwitches(c)
+	p := e.byName[c.Name]
+	if p == nil {
+		if t, ok := e.userRulesOnly(c); ok {
+			out = append(out, t)
+		}
+		return out
+	}
+	a := argv{words: c.Args, valueFlags: p.ValueFlags}
+	path := a.path()
+	t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: values(c), Via: c.Via}}
+	cp := e.in.Policy.Contexts[p.Name]
+	switch {
+	case e.exempt(p, a, path):
+		t.Kind = "exempt"
+	default:
+		if sw, n, ok := e.matchSwitch(p, a, path); ok {
+			t.Kind = "switch"
+			e.doSwitch(&t, p, cp, c, a, sw, n)
+			break
+		}
+		if cp == nil {
+			t.Kind = "unchecked"
+			break
+		}
+		e.checkContext(&t, p, cp, c, a, path)
+	}
+	e.destructive(&t, p, c, a, path)
+	e.userRules(&t, c, a, path)
+	return append(out, t)
+}
+
+func values(c *Call) []string {
+	out := make([]string, 0, len(c.Args)+1)
+	out = append(out, c.Name)
+	for _, w := range c.Args {
+		out = append(out, w.Value)
+	}
+	return out
+}
+
+func (e *engine) exempt(p *providers.Spec, a argv, path []string) bool {
+	_, ok := matchAny(p.Exempt, a, path)
+	return ok
+}
+
+// dynamic asks about a call whose command word cannot be read statically when its text names a
+// guarded command (`$(which az) group delete`, `"$KUBECTL" delete ns x`): the guard would
+// otherwise be blind to it.
+func (e *engine) dynamic(c *Call) (trace, bool) {
+	if !e.guarded {
+		return trace{}, false
+	}
+	text := c.NameWord.Value
+	for _, w := range c.Args {
+		text += " " + w.Value
+	}
+	for _, tok := range Words(c.NameWord.Value) {
+		if p := e.byName[tok]; p != nil {
+			t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: []string{text}, Via: c.Via, Kind: "unknown"}}
+			t.decide(VerdictAsk, "parse.dynamic-command",
+				fmt.Sprintf("[ctxguard/parse.dynamic-command] the command word %s is not literal, so ctxguard cannot tell which %s context it would use — write the command name out (%s …) so it can be checked",
+					c.NameWord.Value, p.Name, p.Commands[0]))
+			return t, true
+		}
+	}
+	return trace{}, false
+}
+
+// Words splits a non-literal command word into the lower-case words it mentions, any of which
+// may be the command it runs ("$(which az)" -> which, az).
+func Words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), notWordChar)
+}
+
+func notWordChar(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+}
+
+// externalSwitches notes the calls that change another provider's context as a side effect
+// (`az aks get-credentials` moves kubectl's current-context): that provider's later calls in the
+// line cannot trust its state file.
+func (e *engine) externalSwitches(c *Call) {
+	var vf []string
+	if p := e.byName[c.Name]; p != nil {
+		vf = p.ValueFlags
+	}
+	a := argv{words: c.Args, valueFlags: vf}
+	var path []string
+	for _, q := range e.in.Providers {
+		for _, pat := range q.SwitchedBy {
+			name, rest, _ := strings.Cut(pat, " ")
+			if name != c.Name {
+				continue
+			}
+			if path == nil {
+				path = a.path()
+			}
+			if _, ok := parsePattern(rest).match(a, path); ok {
+				e.carried[q.Name] = carry{unknown: true, from: strings.Join(values(c), " ")}
+			}
+		}
+	}
+}
+
+// matchSwitch finds the switch entry that applies to the call: its command matches, the call
+// has none of its Unless flags, and, for an entry that takes its target from flags, one of them.
+func (e *engine) matchSwitch(p *providers.Spec, a argv, path []string) (providers.Switch, int, bool) {
+	for _, sw := range p.Switch {
+		n, ok := parsePattern(sw.Command).match(a, path)
+		if !ok || a.hasAny(sw.Unless) {
+			continue
+		}
+		if _, has := a.flag(sw.Flags); len(sw.Flags) > 0 && !has {
+			continue
+		}
+		return sw, n, true
+	}
+	return providers.Switch{}, 0, false
+}

@@ -1,0 +1,227 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+)
+
+// argv is a call's arguments read with one provider's knowledge of its flags: which global
+// flags take a separate value. Patterns, flag values and positional targets are all read from it.
+type argv struct {
+	words      []Word
+	valueFlags []string
+}
+
+// isFlag reports whether a word is an option: a dash followed by something. A lone "-" is an
+// argument (stdin), and "--" ends the options.
+func isFlag(w Word) bool {
+	return w.Literal && len(w.Value) > 1 && w.Value[0] == '-' && w.Value != "--"
+}
+
+// flagName returns the option's name without an attached "=value".
+func flagName(v string) string {
+	if i := strings.IndexByte(v, '='); i >= 0 {
+		return v[:i]
+	}
+	return v
+}
+
+// path returns the call's command path: its positional words read from the left, skipping the
+// declared value flags with their values and any `--flag=value`. Flags before the first
+// positional word are skipped (global flags such as `kubectl -n x get`); after it, the first
+// other flag ends the path, because its value could otherwise pass for a subcommand
+// (`az group show --name delete`).
+func (a argv) path() []string {
+	var out []string
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w.Literal && w.Value == "--" {
+			break
+		}
+		if isFlag(w) {
+			name := flagName(w.Value)
+			switch {
+			case name != w.Value:
+			case slices.Contains(a.valueFlags, name):
+				i++
+			case len(out) > 0:
+				return out
+			}
+			continue
+		}
+		out = append(out, w.Value)
+	}
+	return out
+}
+
+// positionals returns the positional words after the first skip ones, skipping every flag and
+// the values of declared value flags. Used for switch targets ("config use-context prod").
+func (a argv) positionals(skip int) []Word {
+	var out []Word
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w.Literal && w.Value == "--" {
+			out = append(out, a.words[i+1:]...)
+			break
+		}
+		if isFlag(w) {
+			if flagName(w.Value) == w.Value && slices.Contains(a.valueFlags, w.Value) {
+				i++
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	if skip >= len(out) {
+		return nil
+	}
+	return out[skip:]
+}
+
+// flag returns the value of the last occurrence of any of the named flags, written either
+// `--name value` or `--name=value`. found is false when the flag is absent; a flag present
+// without a following value gives a non-literal empty word.
+func (a argv) flag(names []string) (val Word, found bool) {
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w.Literal && w.Value == "--" {
+			break
+		}
+		if !isFlag(w) {
+			continue
+		}
+		name := flagName(w.Value)
+		if !slices.Contains(names, name) {
+			continue
+		}
+		found = true
+		if name != w.Value {
+			val = Word{Value: w.Value[len(name)+1:], Literal: true, Pos: w.Pos + len(name) + 1, End: w.End}
+			continue
+		}
+		if i+1 < len(a.words) {
+			i++
+			val = a.words[i]
+		} else {
+			val = Word{Pos: w.End, End: w.End}
+		}
+	}
+	if !found {
+		// A non-literal word could be any flag: `--subscription` hidden in "$ARGS" is not seen.
+		return Word{}, false
+	}
+	return val, true
+}
+
+// hasFlag reports whether the flag is present; with a value, whether it has that value
+// (case-insensitive, as CLIs compare verbs such as --method delete).
+func (a argv) hasFlag(name, value string, withValue bool) bool {
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w.Literal && w.Value == "--" {
+			return false
+		}
+		if !isFlag(w) || flagName(w.Value) != name {
+			continue
+		}
+		if !withValue {
+			return true
+		}
+		v := ""
+		if n := len(name); len(w.Value) > n {
+			v = w.Value[n+1:]
+		} else if i+1 < len(a.words) {
+			v = a.words[i+1].Value
+		}
+		if strings.EqualFold(v, value) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAny reports whether the call has any of the flags.
+func (a argv) hasAny(names []string) bool {
+	for _, n := range names {
+		if a.hasFlag(n, "", false) {
+			return true
+		}
+	}
+	return false
+}
+
+// pattern is a parsed command pattern: path words (with * for one word and ** for one or more)
+// and flags that must be present.
+type pattern struct {
+	text  string
+	words []string
+	flags []string
+}
+
+func parsePattern(s string) pattern {
+	p := pattern{text: s}
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, "-") {
+			p.flags = append(p.flags, f)
+		} else {
+			p.words = append(p.words, f)
+		}
+	}
+	return p
+}
+
+// match reports whether the pattern matches the call, and how many path words it consumed
+// (a switch's positional target is read after them). The path words match a prefix of the
+// call's command path; flags match anywhere.
+func (p pattern) match(a argv, path []string) (int, bool) {
+	n := consumed(p.words, path)
+	if n < 0 {
+		return 0, false
+	}
+	for _, f := range p.flags {
+		name, value, withValue := strings.Cut(f, "=")
+		if !a.hasFlag(name, value, withValue) {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// consumed returns how many path words the pattern words match as a prefix, or -1. "*" is one
+// word, "**" one or more (shortest first, so that `** delete` stops at the first delete).
+func consumed(pat, path []string) int {
+	if len(pat) == 0 {
+		return 0
+	}
+	if len(path) == 0 {
+		return -1
+	}
+	switch pat[0] {
+	case "**":
+		for n := 1; n <= len(path); n++ {
+			if k := consumed(pat[1:], path[n:]); k >= 0 {
+				return n + k
+			}
+		}
+		return -1
+	case "*":
+	default:
+		if pat[0] != path[0] {
+			return -1
+		}
+	}
+	if k := consumed(pat[1:], path[1:]); k >= 0 {
+		return 1 + k
+	}
+	return -1
+}
+
+// matchAny returns the first of the patterns that matches, if any.
+func matchAny(pats []string, a argv, path []string) (string, bool) {
+	for _, s := range pats {
+		if _, ok := parsePattern(s).match(a, path); ok {
+			return s, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// doSwitch decides a call that changes the shared context. An allowed target is let through
+// (agents must not stall on it; the calls after it are bound) and carried to the rest of the
+// line; any other target is denied, since the switch would move every other session too.
+func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, sw providers.Switch, n int) {
+	id := p.Name
+	self := strings.Join(values(c), " ")
+	w, known := switchTarget(sw, a, n)
+	if sw.Unknown || !known {
+		e.carried[p.Name] = carry{unknown: true, from: self}
+		t.Context = &ContextTrace{Source: "unknown"}
+		return
+	}
+	if !w.Literal {
+		t.Context = &ContextTrace{Value: w.Value, Source: "unknown"}
+		e.carried[p.Name] = carry{unknown: true, from: self}
+		if cp != nil {
+			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
+				id, self, p.Noun, cp.allowedList(), p.Noun))
+		}
+		return
+	}
+	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
+	cr.from = self
+	ct := ContextTrace{Value: value, Name: name, Source: "flag"}
+	t.Context = &ct
+	if err != nil {
+		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot read the %s state to check `%s`: %v", id, p.Name, self, err))
+		return
+	}
+	if value == "" {
+		// The target names nothing the state knows (an unknown profile): later calls cannot
+		// trust the file.
+		cr = carry{unknown: true, from: self}
+	}
+	ct.Allowed = true
+	if cp != nil && value != "" {
+		eff, _ := e.resolve(p, c, a, nil)
+		fold := p.Context.CaseInsensitive
+		ct.Name = nameOf(value, name, eff.known, fold)
+		ct.Allowed = cp.allows(identify(value, eff.known, fold), fold)
+		if !ct.Allowed {
+			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s, or name one on each command%s",
+				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, flagHint(p)))
+			return
+		}
+	}
+	e.carried[p.Name] = cr
+}
+
+// switchTarget finds the word that names the switch's target: one of its flags, or a
+// positional word after the command pattern.
+func switchTarget(sw providers.Switch, a argv, n int) (Word, bool) {
+	if len(sw.Flags) > 0 {
+		return a.flag(sw.Flags)
+	}
+	k := max(sw.Arg, 1)
+	ps := a.positionals(n)
+	if len(ps) < k {
+		return Word{}, false
+	}
+	return ps[k-1], true
+}
+
+// switchValue turns a switch target into the context it selects: directly, through a lookup in
+// the state (a profile index into its environment), or by re-reading the state with a read
+// variable set (a configuration).
+func (e *engine) switchValue(p *providers.Spec, c *Call, a argv, sw providers.Switch, target string) (value, name string, cr carry, err error) {
+	if sw.Lookup != "" {
+		v, ok, err := e.in.State.Target(p, e.input(p, c, a, nil), &sw, target)
+		if err != nil || !ok {
+			return "", "", carry{}, err
+		}
+		return v, "", carry{value: v}, nil
+	}
+	if sw.Sets != "" {
+		vars := map[string]string{sw.Sets: target}
+		act, err := e.in.State.Resolve(p, e.input(p, c, a, vars))
+		if err != nil {
+			return "", "", carry{}, err
+		}
+		return act.Value, act.Name, carry{vars: vars}, nil
+	}
+	return target, "", carry{value: target}, nil
+}
+
+// switchCommand renders the provider's plain switch command to target, for a reason: the fix
+// for a CLI that cannot bind one call.
+func (e *engine) switchCommand(p *providers.Spec, target string) string {
+	for _, sw := range p.Switch {
+		if sw.Unknown || sw.Lookup != "" || sw.Sets != "" {
+			continue
+		}
+		cmd := p.Commands[0] + " " + sw.Command
+		if len(sw.Flags) > 0 {
+			return cmd + " " + sw.Flags[0] + " " + e.in.Quote(target)
+		}
+		return cmd + " " + e.in.Quote(target)
+	}
+	return ""
+}
