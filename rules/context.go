@@ -137,26 +137,28 @@ func lineEnv(c *Call, name string) (Word, bool) {
 }
 
 // effective is the context an unbound call runs in: carried from an earlier switch in the line,
-// else remembered for the session, else the active one in the state.
+// else remembered from this session's last switch, else the active one in the state.
 func (e *engine) effective(p *providers.Spec, c *Call, a argv) (effective, providers.Input) {
-	cr, carried := e.carried[p.Name]
-	if carried && cr.vars != nil {
-		eff, in := e.resolve(p, c, a, cr.vars)
-		eff.Source, eff.From = "carried", cr.from
+	sw, ok := e.carried[p.Name]
+	source := "carried"
+	if !ok && e.in.Remembered != nil {
+		sw, ok = e.in.Remembered(p.Name)
+		source = "remembered"
+	}
+	if ok && sw.Vars != nil {
+		eff, in := e.resolve(p, c, a, sw.Vars)
+		if eff.err == nil && !eff.unknown {
+			eff.Source, eff.From = source, sw.From
+		}
 		return eff, in
 	}
 	eff, in := e.resolve(p, c, a, nil)
 	switch {
-	case carried && cr.unknown:
-		return effective{ContextTrace: ContextTrace{Source: "unknown", From: cr.from}, unknown: true, known: eff.known}, in
-	case carried:
-		eff.ContextTrace = ContextTrace{Value: cr.value, Source: "carried", From: cr.from}
+	case ok && sw.Unknown:
+		return effective{ContextTrace: ContextTrace{Source: "unknown", From: sw.From}, unknown: true, known: eff.known}, in
+	case ok:
+		eff.ContextTrace = ContextTrace{Value: sw.Value, Source: source, From: sw.From}
 		eff.err, eff.unknown = nil, false
-	case e.in.Remembered != nil:
-		if v, ok := e.in.Remembered(p.Name); ok {
-			eff.ContextTrace = ContextTrace{Value: v, Source: "remembered"}
-			eff.err, eff.unknown = nil, false
-		}
 	}
 	eff.Name = nameOf(eff.Value, eff.Name, eff.known, p.Context.CaseInsensitive)
 	return eff, in

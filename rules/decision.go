@@ -29,6 +29,9 @@ type Result struct {
 	Edits []Edit
 	// Calls traces every guarded call, in execution order.
 	Calls []CallTrace
+	// Switches are the switches the line lets through, in order, with their effect: what a
+	// session remembers once the line has run.
+	Switches []Switched
 }
 
 // CallTrace records how one guarded call was decided. Its JSON form is part of the

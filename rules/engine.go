@@ -28,15 +28,26 @@ type Input struct {
 	Env  func(string) (string, bool)
 	Home string
 	OS   string
-	// Remembered returns the context this session last switched the provider to, if any
-	// (session memory); nil when there is none.
-	Remembered func(provider string) (string, bool)
+	// Remembered returns what this session's last switch of the provider did, if any (session
+	// memory): unbound calls are bound to it rather than to the shared state, which another
+	// session may have moved since. Nil when there is no memory.
+	Remembered func(provider string) (Switched, bool)
+}
+
+// Switched is the effect of a switch that the line lets through: the context it selects, the
+// read variables it sets instead (a configuration), or an unknown target.
+type Switched struct {
+	Provider string            `json:"provider"`
+	Value    string            `json:"value,omitempty"`
+	Vars     map[string]string `json:"vars,omitempty"`
+	Unknown  bool              `json:"unknown,omitempty"`
+	From     string            `json:"from"` // the switch as written
 }
 
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]carry{}}
+	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]Switched{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
 			e.byName[c] = p
@@ -50,6 +61,7 @@ func Evaluate(in Input) Result {
 			res.Edits = append(res.Edits, t.edits...)
 		}
 	}
+	res.Switches = e.switches
 	res.Verdict, res.Rule, res.Reason = summarise(res.Calls)
 	if res.Verdict < VerdictRewrite && len(res.Edits) > 0 {
 		res.Verdict = VerdictRewrite
@@ -84,15 +96,15 @@ type engine struct {
 	byName  map[string]*providers.Spec
 	guarded bool // some policy file exists
 	// carried holds the context each provider was switched to earlier in the line.
-	carried map[string]carry
+	carried map[string]Switched
+	// switches records them in order.
+	switches []Switched
 }
 
-// carry is the effect of a switch on the rest of the line.
-type carry struct {
-	value   string
-	vars    map[string]string // the switch set a read variable (a configuration), not the value
-	unknown bool              // the target cannot be known (logout, get-credentials)
-	from    string            // the switch as written
+// carry records a switch's effect on the rest of the line.
+func (e *engine) carry(s Switched) {
+	e.carried[s.Provider] = s
+	e.switches = append(e.switches, s)
 }
 
 // trace is a call's trace plus the edits that bind it.
@@ -215,7 +227,7 @@ func (e *engine) externalSwitches(c *Call) {
 				path = a.path()
 			}
 			if _, ok := parsePattern(rest).match(a, path); ok {
-				e.carried[q.Name] = carry{unknown: true, from: strings.Join(values(c), " ")}
+				e.carry(Switched{Provider: q.Name, Unknown: true, From: strings.Join(values(c), " ")})
 			}
 		}
 	}

@@ -15,13 +15,13 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 	self := strings.Join(values(c), " ")
 	w, known := switchTarget(sw, a, n)
 	if sw.Unknown || !known {
-		e.carried[p.Name] = carry{unknown: true, from: self}
+		e.carry(Switched{Provider: p.Name, Unknown: true, From: self})
 		t.Context = &ContextTrace{Source: "unknown"}
 		return
 	}
 	if !w.Literal {
 		t.Context = &ContextTrace{Value: w.Value, Source: "unknown"}
-		e.carried[p.Name] = carry{unknown: true, from: self}
+		e.carry(Switched{Provider: p.Name, Unknown: true, From: self})
 		if cp != nil {
 			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
 				id, self, p.Noun, cp.allowedList(), p.Noun))
@@ -29,7 +29,7 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 		return
 	}
 	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
-	cr.from = self
+	cr.Provider, cr.From = p.Name, self
 	ct := ContextTrace{Value: value, Name: name, Source: "flag"}
 	t.Context = &ct
 	if err != nil {
@@ -39,7 +39,7 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 	if value == "" {
 		// The target names nothing the state knows (an unknown profile): later calls cannot
 		// trust the file.
-		cr = carry{unknown: true, from: self}
+		cr = Switched{Provider: p.Name, Unknown: true, From: self}
 	}
 	ct.Allowed = true
 	if cp != nil && value != "" {
@@ -53,7 +53,7 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 			return
 		}
 	}
-	e.carried[p.Name] = cr
+	e.carry(cr)
 }
 
 // switchTarget finds the word that names the switch's target: one of its flags, or a
@@ -73,23 +73,23 @@ func switchTarget(sw providers.Switch, a argv, n int) (Word, bool) {
 // switchValue turns a switch target into the context it selects: directly, through a lookup in
 // the state (a profile index into its environment), or by re-reading the state with a read
 // variable set (a configuration).
-func (e *engine) switchValue(p *providers.Spec, c *Call, a argv, sw providers.Switch, target string) (value, name string, cr carry, err error) {
+func (e *engine) switchValue(p *providers.Spec, c *Call, a argv, sw providers.Switch, target string) (value, name string, cr Switched, err error) {
 	if sw.Lookup != "" {
 		v, ok, err := e.in.State.Target(p, e.input(p, c, a, nil), &sw, target)
 		if err != nil || !ok {
-			return "", "", carry{}, err
+			return "", "", Switched{}, err
 		}
-		return v, "", carry{value: v}, nil
+		return v, "", Switched{Value: v}, nil
 	}
 	if sw.Sets != "" {
 		vars := map[string]string{sw.Sets: target}
 		act, err := e.in.State.Resolve(p, e.input(p, c, a, vars))
 		if err != nil {
-			return "", "", carry{}, err
+			return "", "", Switched{}, err
 		}
-		return act.Value, act.Name, carry{vars: vars}, nil
+		return act.Value, act.Name, Switched{Value: act.Value, Vars: vars}, nil
 	}
-	return target, "", carry{value: target}, nil
+	return target, "", Switched{Value: target}, nil
 }
 
 // switchCommand renders the provider's plain switch command to target, for a reason: the fix

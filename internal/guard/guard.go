@@ -54,6 +54,8 @@ type Outcome struct {
 	Policies  []rules.PolicyFile
 	Providers []string
 	Calls     []rules.CallTrace
+	// Switches are the line's switches that the decision lets through.
+	Switches []rules.Switched
 	// RewriteMode is the policy's rewrite setting (Unset: the harness decides).
 	RewriteMode rules.Setting
 }
@@ -91,7 +93,7 @@ func Decide(req Request, env Env) Outcome {
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: shell.Quote,
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS,
 	})
-	out.Verdict, out.Rule, out.Reason, out.Calls = res.Verdict, res.Rule, res.Reason, res.Calls
+	out.Verdict, out.Rule, out.Reason, out.Calls, out.Switches = res.Verdict, res.Rule, res.Reason, res.Calls, res.Switches
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
 		line, err := shell.Rewrite(req.Command, res.Edits)
 		if err != nil {
