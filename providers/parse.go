@@ -146,6 +146,9 @@ func (c *checker) spec(s *Spec) {
 			c.add(path, "%q is this provider's own command: list it under switch", p)
 		}
 	}
+	for i, f := range s.Help {
+		c.flag(at("help", i), f)
+	}
 	for i, p := range s.Exempt {
 		c.pattern(at("exempt", i), p)
 	}

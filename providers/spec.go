@@ -26,6 +26,9 @@ type Spec struct {
 	// SwitchedBy lists other CLIs' command lines that change this provider's context as a side
 	// effect ("az aks get-credentials" for kubectl). Their target is unknown.
 	SwitchedBy []string `yaml:"switched_by"`
+	// Help lists the flags that make any call print its help and do nothing else (--help): such
+	// a call is allowed whatever it names, destructive or not.
+	Help []string `yaml:"help"`
 	// Exempt lists command patterns that skip the context check (self-inspection and repair).
 	Exempt []string `yaml:"exempt"`
 	// Destructive lists command patterns that need a human (ask) or are refused (deny).

@@ -70,7 +70,7 @@ func slug(s string) string {
 	var b strings.Builder
 	for _, f := range strings.Fields(s) {
 		f = strings.TrimLeft(f, "-")
-		f = strings.NewReplacer("*", "any", "=", "-").Replace(f)
+		f = strings.NewReplacer("**", "any", "*", "any", "=", "-").Replace(f)
 		if b.Len() > 0 {
 			b.WriteByte('-')
 		}

@@ -141,6 +141,10 @@ func (e *engine) call(c *Call) []trace {
 	t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: values(c), Via: c.Via}}
 	cp := e.in.Policy.Contexts[p.Name]
 	switch {
+	case a.hasAny(p.Help):
+		// Help prints and does nothing else: neither context nor destructive rules apply.
+		t.Kind = "help"
+		return append(out, t)
 	case e.exempt(p, a, path):
 		t.Kind = "exempt"
 	default:
