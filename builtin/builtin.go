@@ -27,6 +27,20 @@ func Providers() fs.FS {
 	return sub
 }
 
+//go:embed compiled/*.json
+var compiled embed.FS
+
+// Compiled returns the built-in providers compiled to JSON (providers.Compile), which a hook run
+// decodes far faster than the YAML. A test keeps it equal to the YAML files; regenerate it with
+// `go test ./builtin -update` after editing them.
+func Compiled() fs.FS {
+	sub, err := fs.Sub(compiled, "compiled")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
 //go:embed all:demo
 var demo embed.FS
 

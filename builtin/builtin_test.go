@@ -1,6 +1,8 @@
 package builtin_test
 
 import (
+	"bytes"
+	"flag"
 	"go/scanner"
 	"go/token"
 	"io/fs"
@@ -135,5 +137,41 @@ func TestNoProviderNamesInCode(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+var update = flag.Bool("update", false, "regenerate compiled/ from the YAML files")
+
+// TestCompiled keeps the compiled providers equal to the YAML files they come from.
+func TestCompiled(t *testing.T) {
+	specs, err := providers.Load(builtin.Providers(), "builtin:providers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := providers.Compile(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		old, _ := filepath.Glob(filepath.Join("compiled", "*.json"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+		for name, data := range want {
+			if err := os.WriteFile(filepath.Join("compiled", name), append(data, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	got, _ := fs.Glob(builtin.Compiled(), "*.json")
+	if len(got) != len(want) {
+		t.Fatalf("compiled/ has %d files, want %d: run go test ./builtin -update", len(got), len(want))
+	}
+	for name, data := range want {
+		have, err := fs.ReadFile(builtin.Compiled(), name)
+		if err != nil || !bytes.Equal(bytes.TrimSpace(have), data) {
+			t.Fatalf("compiled/%s is out of date with providers/*.yaml: run go test ./builtin -update", name)
+		}
 	}
 }

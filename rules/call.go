@@ -42,7 +42,9 @@ type Word struct {
 	// Literal is false when the word has an expansion ($VAR, $(…), globs, braces, ~user) that a
 	// static reading cannot resolve.
 	Literal bool
-	// Pos and End are byte offsets of the word in the call's Src.
+	// Pos and End are byte offsets of the word in the call's Src. Both are -1 for an Env value
+	// that has no span of its own there: one a nested call inherits from an enclosing text
+	// (`X=1 bash -c 'az …'`), or an `env` assignment whose name is quoted (`env "X"=1 az`).
 	Pos, End int
 }
 

@@ -12,7 +12,7 @@ import (
 func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
 	bindable := p.Bind != nil
 	if bindable {
-		if _, rejects := matchAny(p.Bind.Reject, a, path); rejects {
+		if _, rejects := e.matchAny(p.Bind.Reject, a, path); rejects {
 			bindable = false
 		}
 	}

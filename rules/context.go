@@ -3,7 +3,9 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/providers"
@@ -101,7 +103,7 @@ func (e *engine) resolve(p *providers.Spec, c *Call, a argv, vars map[string]str
 	if uncertain(p, c, a) {
 		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
 	}
-	act, err := e.in.State.Resolve(p, in)
+	act, err := e.state(p, c, a, in)
 	if errors.Is(err, providers.ErrNoDir) {
 		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
 	}
@@ -125,6 +127,42 @@ func (e *engine) resolve(p *providers.Spec, c *Call, a argv, vars map[string]str
 		ct.Source = "state"
 	}
 	return effective{ContextTrace: ct, known: act.Known}, in
+}
+
+// resolved is one Resolve result, kept for the calls of a line that read the same state.
+type resolved struct {
+	act providers.Active
+	err error
+}
+
+// state resolves through a memo: a line with many calls of one CLI reads and queries its state
+// once. The key holds everything a resolution depends on besides the hook's own environment,
+// which does not change within a line: the directory, the call's assignments, the flags the
+// read steps take, and the variables a switch forced.
+func (e *engine) state(p *providers.Spec, c *Call, a argv, in providers.Input) (providers.Active, error) {
+	var k strings.Builder
+	k.WriteString(p.Name)
+	k.WriteString("\x00")
+	k.WriteString(in.Dir)
+	for _, as := range c.Env {
+		fmt.Fprintf(&k, "\x00%s=%s", as.Name, as.Value.Value)
+	}
+	for _, st := range p.Context.Read {
+		if len(st.Flag) > 0 {
+			w, _ := a.flag(st.Flag)
+			fmt.Fprintf(&k, "\x00%s", w.Value)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
+		fmt.Fprintf(&k, "\x00%s=%s", name, in.Vars[name])
+	}
+	key := k.String()
+	if r, ok := e.memo[key]; ok {
+		return r.act, r.err
+	}
+	act, err := e.in.State.Resolve(p, in)
+	e.memo[key] = resolved{act, err}
+	return act, err
 }
 
 func lineEnv(c *Call, name string) (Word, bool) {

@@ -59,8 +59,9 @@ type CallTrace struct {
 type ContextTrace struct {
 	Value string `json:"value"`
 	Name  string `json:"name,omitempty"`
-	// Source is one of: flag, env (a variable set on the call), carried (an earlier switch in
-	// the line), state (a state file), process-env (the hook's environment), default (the
+	// Source is one of: flag, env (a variable set on the call), switch (the target of the call,
+	// which is a switch), carried (an earlier switch in the line), remembered (this session's
+	// last switch), state (a state file), process-env (the hook's environment), default (the
 	// provider's default when the state names none), none (no context), unknown.
 	Source string `json:"source"`
 	Flag   string `json:"flag,omitempty"`

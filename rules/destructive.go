@@ -16,7 +16,7 @@ func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path 
 		return
 	}
 	for _, d := range p.Destructive {
-		if _, ok := parsePattern(d.Match).match(a, path); !ok {
+		if _, ok := e.pattern(d.Match).match(a, path); !ok {
 			continue
 		}
 		id := p.Name + ".destructive." + slug(d.Match)
@@ -42,7 +42,7 @@ func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
 		if name != c.Name {
 			continue
 		}
-		if _, ok := parsePattern(rest).match(a, path); !ok {
+		if _, ok := e.pattern(rest).match(a, path); !ok {
 			continue
 		}
 		t.Matched = append(t.Matched, r.ID)

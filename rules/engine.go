@@ -47,7 +47,7 @@ type Switched struct {
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]Switched{}}
+	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
 			e.byName[c] = p
@@ -99,6 +99,8 @@ type engine struct {
 	carried map[string]Switched
 	// switches records them in order.
 	switches []Switched
+	memo     map[string]resolved
+	patterns map[string]pattern
 }
 
 // carry records a switch's effect on the rest of the line.
@@ -174,7 +176,7 @@ func values(c *Call) []string {
 }
 
 func (e *engine) exempt(p *providers.Spec, a argv, path []string) bool {
-	_, ok := matchAny(p.Exempt, a, path)
+	_, ok := e.matchAny(p.Exempt, a, path)
 	return ok
 }
 
@@ -230,7 +232,7 @@ func (e *engine) externalSwitches(c *Call) {
 			if path == nil {
 				path = a.path()
 			}
-			if _, ok := parsePattern(rest).match(a, path); ok {
+			if _, ok := e.pattern(rest).match(a, path); ok {
 				e.carry(Switched{Provider: q.Name, Unknown: true, From: strings.Join(values(c), " ")})
 			}
 		}
@@ -241,7 +243,7 @@ func (e *engine) externalSwitches(c *Call) {
 // has none of its Unless flags, and, for an entry that takes its target from flags, one of them.
 func (e *engine) matchSwitch(p *providers.Spec, a argv, path []string) (providers.Switch, int, bool) {
 	for _, sw := range p.Switch {
-		n, ok := parsePattern(sw.Command).match(a, path)
+		n, ok := e.pattern(sw.Command).match(a, path)
 		if !ok || a.hasAny(sw.Unless) {
 			continue
 		}

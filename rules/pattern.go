@@ -217,11 +217,22 @@ func consumed(pat, path []string) int {
 }
 
 // matchAny returns the first of the patterns that matches, if any.
-func matchAny(pats []string, a argv, path []string) (string, bool) {
+func (e *engine) matchAny(pats []string, a argv, path []string) (string, bool) {
 	for _, s := range pats {
-		if _, ok := parsePattern(s).match(a, path); ok {
+		if _, ok := e.pattern(s).match(a, path); ok {
 			return s, true
 		}
 	}
 	return "", false
+}
+
+// pattern parses a pattern once per line: every call of a CLI is matched against the same
+// provider patterns.
+func (e *engine) pattern(s string) pattern {
+	p, ok := e.patterns[s]
+	if !ok {
+		p = parsePattern(s)
+		e.patterns[s] = p
+	}
+	return p
 }

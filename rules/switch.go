@@ -30,7 +30,7 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 	}
 	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
 	cr.Provider, cr.From = p.Name, self
-	ct := ContextTrace{Value: value, Name: name, Source: "flag"}
+	ct := ContextTrace{Value: value, Name: name, Source: "switch", From: self}
 	t.Context = &ct
 	if err != nil {
 		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot read the %s state to check `%s`: %v", id, p.Name, self, err))

@@ -101,6 +101,14 @@ func context(c *rules.ContextTrace) string {
 	}
 	var from string
 	switch c.Source {
+	case "switch":
+		from = "the target of this switch"
+	case "state":
+		from = "from the state"
+	case "default":
+		from = "the CLI's default (the state names none)"
+	case "none":
+		from = "none is set in the state"
 	case "flag":
 		from = "from flag " + c.Flag
 	case "env":

@@ -128,7 +128,7 @@ func fixes(calls []rules.CallTrace) string {
 // replace a built-in one: two files with one name are an error, never a silent override.
 func catalog(env Env) (*providers.Catalog, error) {
 	cat := providers.NewCatalog()
-	if err := cat.Add(builtin.Providers(), "builtin:providers"); err != nil {
+	if err := cat.AddCompiled(builtin.Compiled()); err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(configHome(env), "ctxguard", "providers")

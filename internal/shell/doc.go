@@ -15,32 +15,48 @@
 // # What Parse reports
 //
 // Every simple command, in execution order: calls inside command substitutions and process
-// substitutions come before the call whose words contain them, because the shell runs them first.
-// A wrapper (sudo, env, nohup, xargs, find -exec, bash -c, eval, …) is reported as a call of its
-// own, followed by the call it runs, whose Via lists the wrapper chain. Reporting the wrapper keeps
-// every command word visible (an engine that guards `sudo` can), and the engine ignores names it
-// does not guard. Start of a wrapped call is at its own command word, or at the `VAR=x` words that
-// env or sudo pass to it just before that word; so `sudo az x` has the az call start at `az`.
+// substitutions come before the call whose words contain them, because the shell runs them first
+// (this holds inside arithmetic and tests too, which are otherwise not calls).
 //
-// Strings that a shell will parse again (`bash -c STRING`, `eval`, a here-document or here-string
-// fed to a shell, `echo '…' | sh`, `watch 'STRING'`, `su -c`) are parsed as scripts in their own
+// A wrapper (sudo, doas, env, command, builtin, exec, nohup, time, timeout, nice, ionice, stdbuf,
+// setsid, watch, xargs, parallel, find -exec, fd -x, chroot, wsl) is reported as a call of its own,
+// followed by the call it runs, whose Via lists the wrapper chain. Reporting the wrapper keeps every
+// command word visible (an engine that guards `sudo` can), and the engine ignores names it does not
+// guard. A wrapped call's Start is at its own command word, or at the `VAR=x` words that env or
+// sudo pass to it just before that word; so `sudo az x` has the az call start at `az`, and
+// `env X=1 az x` at `X=1`.
+//
+// Strings that a shell parses again (`bash -c STRING`, `eval`, a here-document or here-string fed
+// to a shell, `echo '…' | sh`, `xargs -I{} sh -c {}` fed by echo, `watch 'STRING'`, `su -c`,
+// `trap STRING SIG`, `ssh host STRING`, `parallel ::: STRING`) are parsed as scripts in their own
 // right. Their calls have Src set to the string and Nested set, so their positions cannot be used
-// to edit the line. Expansions inside such a string (`bash -c "az $ARGS"`) are replaced by unique
-// placeholder words before parsing, and any word containing one is non-literal. Env values that a
-// nested call inherits from an enclosing text have Pos and End -1: they do not point into its Src.
+// to edit the line. Expansions inside such a string (`bash -c "az $ARGS"`) are done by the outer
+// shell first, so each is replaced by a unique placeholder word before parsing, and any word
+// containing one is non-literal, with its original text. Env values that a nested call inherits
+// from an enclosing text have Pos and End -1: they do not point into its Src.
+//
+// A text that cannot be read (a string that does not parse, or nesting beyond the limits below) is
+// reported as one call with Name "" whose command word and single argument are that text,
+// non-literal: a guard that looks for guarded names in non-literal command words still sees it.
 //
 // # State tracked across calls
 //
 // `cd`/`pushd`/`popd` update Dir, `export`/`declare -x`/`unset`/`set -a` update Env, within the
-// shell scope they run in: subshells, pipeline elements, background jobs, command substitutions and
-// child shells get a copy that does not leak back. A change made inside an if/case/loop body makes
-// Dir unknown afterwards, since the body may not run. sudo and doas start from an empty environment
-// unless told to keep it (sudo -E), like their defaults do; env -i does the same.
+// shell scope they run in: subshells, pipeline elements, background jobs, command substitutions,
+// function bodies and child shells get a copy that does not leak back; eval and `builtin cd` act
+// on the current shell. A directory change inside an if/case/loop body makes Dir unknown
+// afterwards, since the body may not run. sudo, doas and `env -i` start the wrapped call from an
+// empty environment, like their defaults do (sudo -E keeps it).
 //
 // # Limits
 //
-// Re-parsing nests at most 16 levels, compound commands and substitutions at most 500 levels and
-// wrapper chains at most 64 links; beyond that a call with Name "" and Via ending in "too deep"
-// stands for the rest. Lines whose worst-case parser recursion could overflow the goroutine stack
-// are refused with an error rather than crashing the hook.
+// Re-parsing nests at most 16 strings deep, compound commands and substitutions at most 500 levels
+// within one text, and wrapper chains at most 64 links. Lines whose worst-case parser recursion
+// could overflow the goroutine stack (a fatal error that would let the command through), and lines
+// with a NUL byte (which bash drops and the parser mis-positions), are refused with a
+// *SyntaxError, as are lines bash itself would reject.
+//
+// Not modelled: aliases, functions' effect on the caller's directory when they are called, CDPATH,
+// the content of script files (`bash deploy.sh`, `source x`), and interpreters other than shells
+// (`python -c`, `node -e`).
 package shell

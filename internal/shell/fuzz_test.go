@@ -109,7 +109,7 @@ var special = []string{
 	"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "setsid", "busybox", "chronic", "time", "timeout",
 	"nice", "ionice", "stdbuf", "watch", "xargs", "find", "fd", "fdfind", "eval", "su", "runuser", "cmd", "powershell",
 	"pwsh", "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish", "cd", "pushd", "popd", "unset", "set",
-	"echo", "printf", "cat",
+	"echo", "printf", "cat", "parallel", "trap", "ssh", "wsl", "chroot",
 }
 
 // FuzzRewrite binds every ordinary call of a line the way the engine does (a flag after its last

@@ -204,8 +204,10 @@ func (w *walker) enter(f frame, n syntax.Node, sc *scope) (frame, bool) {
 
 func (w *walker) tooDeep(f frame, n syntax.Node, sc *scope) {
 	p, e := f.offsets(n)
+	text := rules.Word{Value: f.s.src[p:e], Pos: p, End: e}
 	w.calls = append(w.calls, rules.Call{
-		Args:       []rules.Word{{Value: f.s.src[p:e], Pos: p, End: e}},
+		NameWord:   text,
+		Args:       []rules.Word{text},
 		Env:        convertEnv(f, sc.env),
 		Dir:        sc.dir,
 		DirUnknown: sc.dirUnknown,

@@ -27,8 +27,6 @@ func render(c rules.Call) string {
 	switch {
 	case c.NameWord.Literal || c.Name != "":
 		b.WriteString(c.Name)
-	case c.NameWord == rules.Word{}:
-		b.WriteString("?") // a call standing for text that could not be read
 	default:
 		b.WriteString(renderWord(c.NameWord))
 	}
@@ -263,6 +261,41 @@ var parseCases = []parseCase{
 	{"non-literal after wrapper", `sudo $CMD x`, []string{`sudo ?"$CMD" x`, `?"$CMD" x via=sudo`}},
 	{"busybox", `busybox sh -c 'az x'`, []string{`busybox sh -c "az x"`, `sh -c "az x" via=busybox`, `az x via=busybox>sh -c nested`}},
 
+	{"quoted wrapper name", `"sudo" \nohup /usr/local/bin/az x`, []string{`sudo nohup /usr/local/bin/az x`, `nohup /usr/local/bin/az x via=sudo`, `az x via=sudo>nohup`}},
+	{"env -P", `env -P /usr/bin az x`, []string{`env -P /usr/bin az x`, `az x via=env`}},
+	{"time subshell", `time (az x)`, []string{`az x via=time`}},
+	{"command cd", `command cd x; terraform plan`, []string{`command cd x`, `cd x via=command`, `terraform plan dir=x`}},
+	{"sudo cd does not move", `sudo cd x; terraform plan`, []string{`sudo cd x`, `cd x via=sudo`, `terraform plan`}},
+	{"trap", `trap 'az group delete' EXIT`, []string{`trap "az group delete" EXIT`, `az group delete via=trap nested`}},
+	{"trap reset", `trap - EXIT; trap INT`, []string{`trap - EXIT`, `trap INT`}},
+	{"ssh", `ssh host 'kubectl delete ns x'`, []string{`ssh host "kubectl delete ns x"`, `kubectl delete ns x dir=? via=ssh nested`}},
+	{"ssh options and words", `ssh -i key -p 22 host kubectl get pods`,
+		[]string{`ssh -i key -p 22 host kubectl get pods`, `kubectl get pods dir=? via=ssh nested`}},
+	{"ssh interactive", `ssh -A host`, []string{`ssh -A host`}},
+	{"wsl", `wsl -d Ubuntu -e az x`, []string{`wsl -d Ubuntu -e az x`, `az x dir=? via=wsl`}},
+	{"chroot", `chroot /mnt az x`, []string{`chroot /mnt az x`, `az x dir=? via=chroot`}},
+	{"parallel", `parallel -j2 kubectl delete pod ::: a b`, []string{`parallel -j2 kubectl delete pod ::: a b`, `kubectl delete pod via=parallel +args`}},
+	{"parallel command lines", `parallel ::: 'az x' 'kubectl y'`,
+		[]string{`parallel ::: "az x" "kubectl y"`, `az x via=parallel nested`, `kubectl y via=parallel nested`}},
+	{"parallel shell", `parallel bash -c ::: 'az x'`,
+		[]string{`parallel bash -c ::: "az x"`, `bash -c via=parallel +args`, `az x via=parallel>bash -c nested`}},
+	{"xargs into a shell", `echo 'az x' | xargs -I{} bash -c {}`,
+		[]string{`echo "az x"`, `xargs -I{} bash -c {}`, `bash -c {} via=xargs +args`, `az x via=xargs>bash -c nested`}},
+	{"substitution in here-doc to a command", "az x <<EOF\n$(kubectl y)\nEOF", []string{`kubectl y via=$(…)`, `az x`}},
+	{"prefix with substitution", `X=1 Y=$(az x) kubectl y`, []string{`az x via=$(…)`, `kubectl y env[X=1 Y=?"$(az x)"]`}},
+	{"eval of a substitution", `eval "$(az x)"`, []string{`az x via=$(…)`, `eval ?"\"$(az x)\""`, `?"$(az x)" via=eval nested`}},
+	{"child shell scope", `bash -c 'cd a; export X=1; az x'; az y`,
+		[]string{`bash -c "cd a; export X=1; az x"`, `cd a via=bash -c nested`, `az x env[X:=1] dir=a via=bash -c nested`, `az y`}},
+	{"script written then run", `echo "az x" > run.sh && bash run.sh`, []string{`echo "az x"`, `bash run.sh`}},
+	{"here-doc inside a string", "bash -c 'cat <<EOF\naz x\nEOF'", []string{`bash -c "cat <<EOF\naz x\nEOF"`, `cat via=bash -c nested`}},
+	{"ansi-c shell and string", `$'bash' -c $'az x'`, []string{`bash -c "az x"`, `az x via=bash -c nested`}},
+	{"escaped quotes in string", `bash -c "az group delete --name \"my rg\""`,
+		[]string{`bash -c "az group delete --name \"my rg\""`, `az group delete --name "my rg" via=bash -c nested`}},
+	{"substitution inside a string", `bash -c 'az $(kubectl x)'`,
+		[]string{`bash -c "az $(kubectl x)"`, `kubectl x via=bash -c>$(…) nested`, `az ?"$(kubectl x)" via=bash -c nested`}},
+	{"single quotes inside double", `bash -c "echo '$X'"`, []string{`bash -c ?"\"echo '$X'\""`, `echo ?"'$X'" via=bash -c nested`}},
+	{"function cd stays inside", `f() { cd x; }; f; terraform plan`, []string{`cd x`, `f`, `terraform plan`}},
+
 	// Shell strings.
 	{"bash -c", `bash -c "az group list && kubectl get pods"`,
 		[]string{`bash -c "az group list && kubectl get pods"`, `az group list via=bash -c nested`, `kubectl get pods via=bash -c nested`}},
@@ -282,7 +315,7 @@ var parseCases = []parseCase{
 	{"substitution in string runs outside", `bash -c "az $(kubectl x)"`,
 		[]string{`kubectl x via=$(…)`, `bash -c ?"\"az $(kubectl x)\""`, `az ?"$(kubectl x)" via=bash -c nested`}},
 	{"whole string is a variable", `bash -c "$CMD"`, []string{`bash -c ?"\"$CMD\""`, `?"$CMD" via=bash -c nested`}},
-	{"bad string", `bash -c 'if then'`, []string{`bash -c "if then"`, `? ?"if then" via=bash -c nested`}},
+	{"bad string", `bash -c 'if then'`, []string{`bash -c "if then"`, `?"if then" ?"if then" via=bash -c nested`}},
 	{"script file", `bash deploy.sh prod`, []string{`bash deploy.sh prod`}},
 	{"stdin from file", `bash -s < script.sh`, []string{`bash -s`}},
 	{"eval", `eval "az group delete"`, []string{`eval "az group delete"`, `az group delete via=eval nested`}},

@@ -29,9 +29,11 @@ func Quote(s string) string {
 // Rewrite applies edits (insertions at byte offsets of src, for calls with Nested == false) all
 // together, re-parses the result and checks that it has exactly the calls src had, each with the
 // same words, plus the inserted words and assignments; an inserted `env VAR=x ` may add an env
-// call in front of the call it wraps. Edits at the same offset keep their order. Anything else
-// (an edit inside a quoted string, text that adds a command or a redirection, a word split in
-// two) is an error: the engine must never emit a line whose meaning it did not intend.
+// call in front of the call it wraps. A word that contains an edited call (`$(az x)`, or a
+// `bash -c "…$(az x)…"` string) changes only in that call's text. Edits at the same offset keep
+// their order. Anything else (an edit inside a quoted string, text that adds a command, a
+// redirection or an expansion, a word split in two, words that no call receives) is an error:
+// the engine must never emit a line whose meaning it did not intend.
 func Rewrite(src string, edits []rules.Edit) (string, error) {
 	if len(edits) == 0 {
 		return src, nil

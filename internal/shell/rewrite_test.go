@@ -69,6 +69,10 @@ func TestRewrite(t *testing.T) {
 			`X=1 TF_WORKSPACE=s bash -c 'terraform plan'`},
 		{"find -exec before {}", `find . -exec kubectl apply -f {} \;`, []ed{{"^{}", "--context dev "}},
 			`find . -exec kubectl apply -f --context dev {} \;`},
+		{"substitution inside a child shell string", `bash -c "az $(kubectl get x)"`, []ed{{"get x", " --context dev"}},
+			`bash -c "az $(kubectl get x --context dev)"`},
+		{"env wrapper on a nested shell", `bash -c 'terraform plan'`, []ed{{"^bash", "env TF_WORKSPACE=s "}},
+			`env TF_WORKSPACE=s bash -c 'terraform plan'`},
 		{"after exports", `export KUBECONFIG=/k; kubectl get pods`, []ed{{"pods", " --context dev"}},
 			`export KUBECONFIG=/k; kubectl get pods --context dev`},
 	}
@@ -115,6 +119,8 @@ func TestRewriteRejects(t *testing.T) {
 		{"changes the command", `az x`, rules.Edit{At: 0, Text: "echo "}, "adds the command"},
 		{"bad syntax", `az "x`, rules.Edit{At: 0, Text: "X=1 "}, "syntax"},
 		{"edited line breaks", `az x`, rules.Edit{At: 0, Text: "'"}, ""},
+		{"inside a parameter default", `bash -c "az ${X:-d}"`, rules.Edit{At: 18, Text: " --y z"}, "does not become words"},
+		{"literal inside a string", `bash -c "az x"`, rules.Edit{At: 13, Text: " --y z"}, "inside the word"},
 		{"flag value taken by cd", `cd a && az x`, rules.Edit{At: 4, Text: " --context dev"}, "where or how"},
 		{"glob", `az x`, rules.Edit{At: 4, Text: " *"}, "expansion"},
 	}

@@ -28,6 +28,15 @@ type chain struct {
 	shellLevel bool // no wrapper yet but builtin/command: cd, unset and eval act on this shell
 	stdin      bool // the command reads the statement's stdin (here-document, pipe)
 	links      int
+	// feed is what xargs or parallel append to the command, when the line shows it:
+	// `echo 'cmd' | xargs -I{} sh -c {}` and `parallel sh -c ::: 'cmd'` run those strings.
+	feed *feed
+}
+
+type feed struct {
+	pipe   *syntax.Stmt   // the statement piping into xargs or parallel
+	inputs []*syntax.Word // parallel's arguments after :::
+	repl   string         // the replace string, "" if none
 }
 
 // resolve reports the call whose command word is words[i] (its words end at end), then, if it
@@ -35,8 +44,9 @@ type chain struct {
 func (w *walker) resolve(f frame, sc *scope, cmd *simpleCmd, i, end int, ch chain) {
 	if ch.links >= maxWrapperChain {
 		p, e := cmd.words[i].Pos, cmd.words[end-1].End
+		text := rules.Word{Value: f.s.src[p:e], Pos: p, End: e}
 		w.calls = append(w.calls, rules.Call{
-			Args: []rules.Word{{Value: f.s.src[p:e], Pos: p, End: e}}, Env: convertEnv(f, ch.env),
+			NameWord: text, Args: []rules.Word{text}, Env: convertEnv(f, ch.env),
 			Dir: ch.dir, DirUnknown: ch.dirUnknown, Via: appendVia(ch.via, "too deep"),
 			Src: f.s.src, Nested: f.s.nested, Start: p, End: e, ArgsAppended: ch.appended,
 		})
@@ -117,7 +127,7 @@ func (w *walker) resolve(f frame, sc *scope, cmd *simpleCmd, i, end int, ch chai
 	case "env":
 		noCmd := false
 		var split *rules.Word
-		j := scanOpts(cmd.words, a, end, opts{val: "uCS", long: []string{"--unset", "--chdir", "--split-string"}}, func(opt string, val *rules.Word) {
+		j := scanOpts(cmd.words, a, end, opts{val: "uCSPa", long: []string{"--unset", "--chdir", "--split-string", "--argv0"}}, func(opt string, val *rules.Word) {
 			switch opt {
 			case "-i", "--ignore-environment":
 				next.env = nil
@@ -212,14 +222,68 @@ func (w *walker) resolve(f frame, sc *scope, cmd *simpleCmd, i, end int, ch chai
 		}
 		wrap("watch", j)
 	case "xargs":
-		noCmd := false
-		j := scanOpts(cmd.words, a, end, opts{val: "adEILnPs", opt: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}, func(opt string, _ *rules.Word) {
-			noCmd = noCmd || opt == "--help" || opt == "--version"
+		noCmd, fromFile, repl := false, false, ""
+		j := scanOpts(cmd.words, a, end, opts{val: "adEILnPs", opt: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}, func(opt string, val *rules.Word) {
+			switch opt {
+			case "--help", "--version":
+				noCmd = true
+			case "-a", "--arg-file":
+				fromFile = true
+			case "-I", "--replace":
+				repl = "{}"
+				if val != nil {
+					repl = val.Value
+				}
+			case "-i":
+				repl = "{}"
+			}
 		})
+		if strings.HasPrefix(repl, "-i") { // -iR: the replace string is attached
+			repl = repl[2:]
+		}
 		if !noCmd {
 			next.appended, next.stdin = true, false
+			if ch.stdin && !fromFile && cmd.pipeIn != nil {
+				next.feed = &feed{pipe: cmd.pipeIn, repl: repl}
+			}
 			wrap("xargs", j)
 		}
+	case "parallel":
+		w.parallel(f, sc, cmd, a, end, next)
+	case "trap":
+		j := scanOpts(cmd.words, a, end, opts{}, nil)
+		if end-j >= 2 {
+			if v, ok := lit(j); !ok || v != "-" && v != "" && !isNumber(v) {
+				b := &textBuilder{w: w}
+				b.word(f, cmd.syn[j], modeWord)
+				w.reparse(f, sc, b, "trap", next, false)
+			}
+		}
+	case "ssh":
+		// The words after the host are joined and run by the remote user's shell.
+		j := scanOpts(cmd.words, a, end, opts{val: "BbcDEeFIiJLlmOopQRSWw"}, nil)
+		if j+1 < end {
+			next.env, next.dir, next.dirUnknown = nil, "", true
+			w.reparse(f, sc, w.joinWords(f, cmd, j+1, end), "ssh", next, false)
+		}
+	case "wsl":
+		noCmd := false
+		j := scanOpts(cmd.words, a, end, opts{val: "du", long: []string{"--distribution", "--user", "--cd", "--shell-type"}}, func(opt string, _ *rules.Word) {
+			switch opt {
+			case "-e", "--exec", "--":
+			case "-d", "-u", "--distribution", "--user", "--cd", "--shell-type":
+			default:
+				noCmd = true // --list, --shutdown, --install, …
+			}
+		})
+		if !noCmd {
+			next.env, next.dirUnknown = nil, true
+			wrap("wsl", j)
+		}
+	case "chroot":
+		j := scanOpts(cmd.words, a, end, opts{long: []string{"--userspec", "--groups"}}, nil)
+		next.dirUnknown = true
+		wrap("chroot", j+1) // skip NEWROOT
 	case "find":
 		next.appended, next.stdin = true, false
 		for k := a; k < end; k++ {
@@ -448,6 +512,21 @@ func (w *walker) shell(f frame, sc *scope, cmd *simpleCmd, name string, a, end i
 	}
 	switch {
 	case cFlag:
+		// Under `xargs`, the string may come from xargs' input: `xargs -I{} sh -c {}`, or the
+		// first appended argument of `xargs sh -c`.
+		if fd := ch.feed; fd != nil && (k >= end || fd.repl != "" && cmd.words[k].Literal && cmd.words[k].Value == fd.repl) {
+			if fd.pipe != nil {
+				if b := w.producer(f, fd.pipe); b != nil {
+					w.reparse(f, sc, b, name+" -c", next, false)
+				}
+			}
+			for _, in := range fd.inputs {
+				b := &textBuilder{w: w}
+				b.word(f, in, modeWord)
+				w.reparse(f, sc, b, name+" -c", next, false)
+			}
+			return
+		}
 		if k < end {
 			b := &textBuilder{w: w}
 			b.word(f, cmd.syn[k], modeWord)
@@ -628,6 +707,71 @@ func echoEscapes(s string) string {
 	return ansiC(s)
 }
 
+// parallel handles GNU parallel: `parallel [options] cmd args ::: inputs`, or, without a
+// command, `parallel ::: 'cmd 1' 'cmd 2'` where each input is a command line.
+func (w *walker) parallel(f frame, sc *scope, cmd *simpleCmd, a, end int, next chain) {
+	sep := func(k int) bool {
+		switch v := cmd.words[k]; {
+		case !v.Literal:
+			return false
+		default:
+			return v.Value == ":::" || v.Value == "::::" || v.Value == ":::+" || v.Value == "::::+"
+		}
+	}
+	j := a
+	for j < end && !sep(j) {
+		v := cmd.words[j]
+		if !v.Literal || len(v.Value) < 2 || v.Value[0] != '-' {
+			break
+		}
+		j++
+		switch v.Value {
+		case "-a", "--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--block", "-C", "--colsep",
+			"-d", "--delimiter", "-E", "--env", "-I", "-j", "--jobs", "-P", "--joblog", "-L", "--max-lines", "-n",
+			"--max-args", "-N", "--max-replace-args", "--results", "--res", "-S", "--sshlogin", "--sshloginfile",
+			"--slf", "-s", "--max-chars", "--tagstring", "--tag-string", "--tmpdir", "--timeout", "--wd", "--workdir",
+			"--delay", "--retries", "--memfree", "--load", "--nice", "--termseq", "--halt", "--limit", "--return",
+			"--transferfile", "--tf", "--profile", "-J", "--semaphorename", "--id":
+			j++
+		}
+	}
+	k := j
+	for k < end && !sep(k) {
+		k++
+	}
+	fd := &feed{repl: "{}"}
+	if next.stdin && k == end {
+		fd.pipe = cmd.pipeIn
+	}
+	if k < end && cmd.words[k].Value == ":::" {
+		for m := k + 1; m < end && !sep(m); m++ {
+			fd.inputs = append(fd.inputs, cmd.syn[m])
+		}
+	}
+	next.appended, next.stdin = true, false
+	if k > j {
+		next.feed = fd
+		next.via = appendVia(next.via, "parallel")
+		w.resolve(f, sc, cmd, j, k, next)
+		return
+	}
+	// No command: each input is a command line.
+	for _, in := range fd.inputs {
+		b := &textBuilder{w: w}
+		b.word(f, in, modeWord)
+		w.reparse(f, sc, b, "parallel", next, false)
+	}
+	if fd.pipe != nil {
+		if b := w.producer(f, fd.pipe); b != nil {
+			w.reparse(f, sc, b, "parallel", next, false)
+		}
+	}
+}
+
+func isNumber(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
 // opts describes a wrapper's options: short ones that take a value (val), short ones whose
 // value can only be attached (opt, like xargs -i[R]), and long ones that take the next word.
 type opts struct {
@@ -697,8 +841,9 @@ func (w *walker) reparse(f frame, sc *scope, b *textBuilder, label string, ch ch
 	ns := b.source(f.s)
 	via := appendVia(ch.via, label)
 	fallback := func(via []string) {
+		text := rules.Word{Value: ns.src, Pos: 0, End: len(ns.src)}
 		w.calls = append(w.calls, rules.Call{
-			Args: []rules.Word{{Value: ns.src, Pos: 0, End: len(ns.src)}}, Env: convertEnv(frame{s: ns}, ch.env),
+			NameWord: text, Args: []rules.Word{text}, Env: convertEnv(frame{s: ns}, ch.env),
 			Dir: ch.dir, DirUnknown: ch.dirUnknown, Via: via, Src: ns.src, Nested: true, End: len(ns.src),
 			ArgsAppended: ch.appended,
 		})
