@@ -26,11 +26,11 @@ type Catalog struct {
 
 // entry is one spec, parsed or still compiled.
 type entry struct {
-	Name       string          `json:"name"`
-	Commands   []string        `json:"commands"`
-	SwitchedBy []string        `json:"switched_by,omitempty"`
-	Source     string          `json:"source"`
-	fsys       fs.FS // where the compiled spec is, if it is not parsed yet
+	Name       string   `json:"name"`
+	Commands   []string `json:"commands"`
+	SwitchedBy []string `json:"switched_by,omitempty"`
+	Source     string   `json:"source"`
+	fsys       fs.FS    // where the compiled spec is, if it is not parsed yet
 	spec       *Spec
 	err        error
 }

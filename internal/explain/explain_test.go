@@ -28,8 +28,8 @@ contexts:
     allow: [staging]
 destructive: ask
 `,
-	"home/.azure/azureProfile.json": "\ufeff" + `{"subscriptions": [{"id": "11111111-1111-4111-8111-111111111111", "isDefault": false, "name": "Contoso-Dev"}, {"id": "22222222-2222-4222-8222-222222222222", "isDefault": true, "name": "Contoso-Prod"}]}`,
-	"home/.kube/config": "apiVersion: v1\nkind: Config\ncontexts:\n- {name: dev, context: {cluster: c}}\n- {name: prod, context: {cluster: c}}\ncurrent-context: dev\n",
+	"home/.azure/azureProfile.json":                            "\ufeff" + `{"subscriptions": [{"id": "11111111-1111-4111-8111-111111111111", "isDefault": false, "name": "Contoso-Dev"}, {"id": "22222222-2222-4222-8222-222222222222", "isDefault": true, "name": "Contoso-Prod"}]}`,
+	"home/.kube/config":                                        "apiVersion: v1\nkind: Config\ncontexts:\n- {name: dev, context: {cluster: c}}\n- {name: prod, context: {cluster: c}}\ncurrent-context: dev\n",
 	"repo/infra/.terraform/environment":                        "staging",
 	"repo/infra/terraform.tfstate.d/staging/terraform.tfstate": "{}",
 	"broken/.ctxguard.yaml":                                    "version: 1\ncontexts:\n  az:\n    allow: Contoso-Dev\n    defualt: x\n",
