@@ -16,9 +16,7 @@ payload() {
 }
 payload 'az group list -o table' >"$tmp/one.json"
 payload 'go test ./...' >"$tmp/none.json"
-calls=()
-for i in $(seq 1 1000); do calls+=("kubectl get pods -n team-a"); done
-payload "$(IFS='&'; echo "${calls[*]}" | sed 's/&/ \&\& /g')" >"$tmp/thousand.json"
+payload "$(for i in $(seq 1 999); do printf 'kubectl get pods -n team-a && '; done; printf 'kubectl get pods')" >"$tmp/thousand.json"
 export HOME=$machine/home XDG_CONFIG_HOME=$machine/home/.config XDG_STATE_HOME=$tmp/state CTXGUARD_MANAGED_POLICY=$tmp/none.yaml
 unset KUBECONFIG AZURE_CONFIG_DIR CLOUDSDK_CONFIG GH_CONFIG_DIR TF_WORKSPACE
 hyperfine -N --warmup 20 --runs "${RUNS:-300}" --export-markdown "$tmp/table.md" \

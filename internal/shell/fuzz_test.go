@@ -110,6 +110,7 @@ var special = []string{
 	"nice", "ionice", "stdbuf", "watch", "xargs", "find", "fd", "fdfind", "eval", "su", "runuser", "cmd", "powershell",
 	"pwsh", "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish", "cd", "pushd", "popd", "unset", "set",
 	"echo", "printf", "cat", "parallel", "trap", "ssh", "wsl", "chroot",
+	"source", ".", "script", "flock",
 }
 
 // FuzzRewrite binds every ordinary call of a line the way the engine does (a flag after its last

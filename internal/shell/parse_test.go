@@ -294,6 +294,17 @@ var parseCases = []parseCase{
 	{"substitution inside a string", `bash -c 'az $(kubectl x)'`,
 		[]string{`bash -c "az $(kubectl x)"`, `kubectl x via=bash -c>$(…) nested`, `az ?"$(kubectl x)" via=bash -c nested`}},
 	{"single quotes inside double", `bash -c "echo '$X'"`, []string{`bash -c ?"\"echo '$X'\""`, `echo ?"'$X'" via=bash -c nested`}},
+	{"unknown shell with -c", `$SHELL -c 'az x'`, []string{`?"$SHELL" -c "az x"`, `az x via=(dynamic command) -c nested`}},
+	{"unknown command without -c", `$EDITOR -n file`, []string{`?"$EDITOR" -n file`}},
+	{"script from process substitution", `bash <(echo 'az x')`,
+		[]string{`echo "az x" via=<(…)`, `bash ?"<(echo 'az x')"`, `az x via=bash <(…) nested`}},
+	{"stdin from process substitution", `bash < <(printf 'az x\n')`,
+		[]string{`printf "az x\\n" via=<(…)`, `bash`, `az x via=bash < <(…) nested`}},
+	{"source process substitution", `source <(echo 'cd x'); terraform plan`,
+		[]string{`echo "cd x" via=<(…)`, `source ?"<(echo 'cd x')"`, `cd x via=source <(…) nested`, `terraform plan dir=x`}},
+	{"script -c", `script -qc 'az x' /dev/null`, []string{`script -qc "az x" /dev/null`, `az x via=script -c nested`}},
+	{"flock -c", `flock /tmp/l -c 'az x'`, []string{`flock /tmp/l -c "az x"`, `az x via=flock -c nested`}},
+	{"flock command", `flock -w 5 /tmp/l az x`, []string{`flock -w 5 /tmp/l az x`, `az x via=flock`}},
 	{"function cd stays inside", `f() { cd x; }; f; terraform plan`, []string{`cd x`, `f`, `terraform plan`}},
 
 	// Shell strings.

@@ -3,7 +3,9 @@ package shell
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -67,7 +69,10 @@ func Rewrite(src string, edits []rules.Edit) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rewrite: the edited line does not parse: %w", err)
 	}
-	v := &verifier{line: res, regions: regions, found: make([]bool, len(regions))}
+	v := &verifier{line: res, regions: regions, found: make([]bool, len(regions)), shift: make([]int, len(regions)+1)}
+	for i, r := range regions {
+		v.shift[i+1] = v.shift[i] + r.end - r.start
+	}
 	if err := v.check(old, calls); err != nil {
 		return "", fmt.Errorf("rewrite: %w", err)
 	}
@@ -125,8 +130,9 @@ func editItems(text string) ([]string, error) {
 
 type verifier struct {
 	line    string
-	regions []region
+	regions []region // sorted and disjoint: a word is placed by binary search, not a scan
 	found   []bool
+	shift   []int // shift[i] is the length of the first i regions
 }
 
 // overlap says how a word of the edited line relates to the inserted regions.
@@ -141,8 +147,11 @@ const (
 
 // place returns how [p, e) relates to the regions, and the region it lies within.
 func (v *verifier) place(p, e int) (overlap, int) {
+	// The first region that ends at or after p is the first that can touch [p, e).
+	first := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end >= p })
 	res := outside
-	for i, r := range v.regions {
+	for i := first; i < len(v.regions) && v.regions[i].start <= e; i++ {
+		r := v.regions[i]
 		switch {
 		case p == e:
 			// An empty word (the value of `NAME=`) sits right after its `=`.
@@ -193,13 +202,8 @@ func (v *verifier) toOld(p int) int {
 	if p < 0 {
 		return p
 	}
-	d := 0
-	for _, r := range v.regions {
-		if r.end <= p {
-			d += r.end - r.start
-		}
-	}
-	return p - d
+	n := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end > p })
+	return p - v.shift[n]
 }
 
 func (v *verifier) envEdit() bool {
@@ -394,7 +398,7 @@ func (v *verifier) items(nc rules.Call, viaEnv bool) error {
 		pos  int
 		text string
 	}
-	got := make([][]item, len(v.regions))
+	got := map[int][]item{} // by region: a call touches few of the line's regions
 	add := func(w rules.Word, text string) {
 		if o, k := v.place(w.Pos, w.End); o == within {
 			got[k] = append(got[k], item{w.Pos, text})
@@ -409,10 +413,8 @@ func (v *verifier) items(nc rules.Call, viaEnv bool) error {
 			add(a.Value, a.Name+"="+a.Value.Value)
 		}
 	}
-	for k, its := range got {
-		if len(its) == 0 {
-			continue
-		}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		its := got[k]
 		slices.SortStableFunc(its, func(a, b item) int { return cmp.Compare(a.pos, b.pos) })
 		texts := make([]string, len(its))
 		for i, it := range its {

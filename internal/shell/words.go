@@ -256,6 +256,9 @@ type textBuilder struct {
 	src    strings.Builder
 	phs    []phSpan
 	decode func(string) string // extra decoding of literal text (echo -e, printf)
+	// dashTabs strips the leading tabs of each line (a `<<-` here-document); midLine records
+	// that the text so far does not end at a line start.
+	dashTabs, midLine bool
 }
 
 // lit appends literal text, turning the placeholders of an enclosing level back into
@@ -263,6 +266,9 @@ type textBuilder struct {
 func (b *textBuilder) lit(s string) {
 	if b.decode != nil {
 		s = b.decode(s)
+	}
+	if b.dashTabs {
+		s = b.stripTabs(s)
 	}
 	p := b.w.phPrefix
 	for p != "" {
@@ -311,8 +317,23 @@ func (b *textBuilder) placeholder(id int) {
 	orig := b.w.phOrig[id]
 	t, s := b.text.Len(), b.src.Len()
 	b.phs = append(b.phs, phSpan{tStart: t, tEnd: t + len(name), sStart: s, sEnd: s + len(orig)})
+	b.midLine = true
 	b.text.WriteString(name)
 	b.src.WriteString(orig)
+}
+
+// stripTabs removes the tabs that start a line, as `<<-` does.
+func (b *textBuilder) stripTabs(s string) string {
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' && !b.midLine {
+			continue
+		}
+		b.midLine = c != '\n'
+		out.WriteByte(c)
+	}
+	return out.String()
 }
 
 // source returns the built string as a text to walk.

@@ -70,6 +70,13 @@ func (w *walker) resolve(f frame, sc *scope, cmd *simpleCmd, i, end int, ch chai
 	}
 	w.calls = append(w.calls, c)
 	if name == "" {
+		// `$SHELL -c '…'`: an unknown command given -c and a string is most likely a shell.
+		if !nw.Literal && end > i+2 {
+			next := ch
+			next.links++
+			next.start, next.shellLevel, next.stdin = -1, false, false
+			w.shell(f, sc, cmd, "(dynamic command)", i+1, end, next, next, true)
+		}
 		return
 	}
 
@@ -359,7 +366,39 @@ func (w *walker) resolve(f frame, sc *scope, cmd *simpleCmd, i, end int, ch chai
 			}
 		}
 	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish":
-		w.shell(f, sc, cmd, name, a, end, ch, next)
+		w.shell(f, sc, cmd, name, a, end, ch, next, false)
+	case "source", ".":
+		if j := scanOpts(cmd.words, a, end, opts{}, nil); j < end {
+			if b := w.procScript(f, cmd.syn[j]); b != nil {
+				next.shellLevel = ch.shellLevel
+				w.reparse(f, sc, b, name+" <(…)", next, ch.shellLevel)
+			}
+		}
+	case "script":
+		// script [-q] -c 'command' [file] runs the command through a shell.
+		for k := a; k < end; k++ {
+			if v, _ := lit(k); (v == "-c" || v == "--command") && k+1 < end {
+				b := &textBuilder{w: w}
+				b.word(f, cmd.syn[k+1], modeWord)
+				w.reparse(f, sc, b, "script -c", next, false)
+				return
+			} else if strings.HasPrefix(v, "-") && strings.HasSuffix(v, "c") && !strings.HasPrefix(v, "--") && k+1 < end {
+				b := &textBuilder{w: w}
+				b.word(f, cmd.syn[k+1], modeWord)
+				w.reparse(f, sc, b, "script -c", next, false)
+				return
+			}
+		}
+	case "flock":
+		// flock [options] FILE COMMAND [ARGS] or flock [options] FILE -c COMMAND.
+		j := scanOpts(cmd.words, a, end, opts{val: "wE", long: []string{"--timeout", "--wait", "--conflict-exit-code"}}, nil)
+		if v, _ := lit(j + 1); (v == "-c" || v == "--command") && j+2 < end {
+			b := &textBuilder{w: w}
+			b.word(f, cmd.syn[j+2], modeWord)
+			w.reparse(f, sc, b, "flock -c", next, false)
+			return
+		}
+		wrap("flock", j+1)
 	case "cd", "pushd", "popd":
 		if ch.shellLevel {
 			sc.cd(name, cmd.words[a:end])
@@ -472,7 +511,7 @@ func (w *walker) joinWords(f frame, cmd *simpleCmd, j, end int) *textBuilder {
 
 // shell handles bash, sh and friends: `-c STRING` is parsed as a script, and so is the script
 // read from stdin when no script file is named (a here-document, a here-string, a pipe).
-func (w *walker) shell(f frame, sc *scope, cmd *simpleCmd, name string, a, end int, ch, next chain) {
+func (w *walker) shell(f frame, sc *scope, cmd *simpleCmd, name string, a, end int, ch, next chain, onlyC bool) {
 	cFlag, sFlag := false, false
 	k := a
 	for ; k < end; k++ {
@@ -532,6 +571,12 @@ func (w *walker) shell(f frame, sc *scope, cmd *simpleCmd, name string, a, end i
 			b.word(f, cmd.syn[k], modeWord)
 			w.reparse(f, sc, b, name+" -c", next, false)
 		}
+	case onlyC:
+	case k < end && !sFlag:
+		// `bash <(echo '…')`: a script file that is a process substitution printing a literal.
+		if b := w.procScript(f, cmd.syn[k]); b != nil {
+			w.reparse(f, sc, b, name+" <(…)", next, false)
+		}
 	case sFlag || k >= end:
 		if !ch.stdin {
 			return
@@ -589,9 +634,7 @@ func (w *walker) heredoc(f frame, st *syntax.Stmt) (b *textBuilder, how string, 
 		if last.Word != nil && quotedDelim(last.Word) {
 			mode = modeHeredocQuoted
 		}
-		if last.Op == syntax.DashHdoc {
-			b.decode = stripTabs
-		}
+		b.dashTabs = last.Op == syntax.DashHdoc
 		b.word(f, last.Hdoc, mode)
 		return b, "<<", true
 	case syntax.WordHdoc:
@@ -599,8 +642,23 @@ func (w *walker) heredoc(f frame, st *syntax.Stmt) (b *textBuilder, how string, 
 		b.word(f, last.Word, modeWord)
 		b.raw("\n")
 		return b, "<<<", true
+	case syntax.RdrIn:
+		return w.procScript(f, last.Word), "< <(…)", true
 	}
 	return nil, "", true
+}
+
+// procScript returns what a process substitution `<(…)` used as a file prints, when it is a
+// literal (`bash <(echo 'cmd')`).
+func (w *walker) procScript(f frame, wd *syntax.Word) *textBuilder {
+	if wd == nil || len(wd.Parts) != 1 {
+		return nil
+	}
+	ps, ok := wd.Parts[0].(*syntax.ProcSubst)
+	if !ok || ps.Op != syntax.CmdIn || len(ps.Stmts) != 1 {
+		return nil
+	}
+	return w.producer(f, ps.Stmts[0])
 }
 
 func quotedDelim(wd *syntax.Word) bool {
@@ -610,21 +668,6 @@ func quotedDelim(wd *syntax.Word) bool {
 		}
 	}
 	return false
-}
-
-// stripTabs removes the leading tabs of each line, as `<<-` does.
-func stripTabs(s string) string {
-	var b strings.Builder
-	atStart := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if atStart && c == '\t' {
-			continue
-		}
-		atStart = c == '\n'
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // producer returns what a pipeline element writes, when it is a literal: `echo '…'`,
