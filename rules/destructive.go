@@ -39,7 +39,7 @@ func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path 
 func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
 	for _, r := range e.in.Policy.Rules {
 		name, rest, _ := strings.Cut(r.Match, " ")
-		if name != c.Name {
+		if !strings.EqualFold(name, c.Name) {
 			continue
 		}
 		if _, ok := e.pattern(rest).match(a, path); !ok {

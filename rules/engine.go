@@ -28,10 +28,11 @@ type Input struct {
 	Env  func(string) (string, bool)
 	Home string
 	OS   string
-	// Remembered returns what this session's last switch of the provider did, if any (session
-	// memory): unbound calls are bound to it rather than to the shared state, which another
-	// session may have moved since. Nil when there is no memory.
-	Remembered func(provider string) (Switched, bool)
+	// Remembered returns what this session's last switch of the provider's state (scope: see
+	// providers.Active.Scope) did, if any (session memory): unbound calls are bound to it rather
+	// than to the shared state, which another session may have moved since. Nil when there is no
+	// memory.
+	Remembered func(provider, scope string) (Switched, bool)
 }
 
 // Switched is the effect of a switch that the line lets through: the context it selects, the
@@ -42,6 +43,9 @@ type Switched struct {
 	Vars     map[string]string `json:"vars,omitempty"`
 	Unknown  bool              `json:"unknown,omitempty"`
 	From     string            `json:"from"` // the switch as written
+	// Scope is the state the switch changed (providers.Active.Scope): a later call that reads
+	// other state (terraform in another directory, another KUBECONFIG) is not affected.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
@@ -50,7 +54,8 @@ func Evaluate(in Input) Result {
 	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
-			e.byName[c] = p
+			// Case-insensitive file systems (macOS, Windows) run az for AZ.
+			e.byName[strings.ToLower(c)] = p
 		}
 	}
 	e.guarded = len(in.Policy.Files) > 0
@@ -131,7 +136,7 @@ func (e *engine) call(c *Call) []trace {
 		return out
 	}
 	e.externalSwitches(c)
-	p := e.byName[c.Name]
+	p := e.byName[strings.ToLower(c.Name)]
 	if p == nil {
 		if t, ok := e.userRulesOnly(c); ok {
 			out = append(out, t)
@@ -149,6 +154,9 @@ func (e *engine) call(c *Call) []trace {
 		return append(out, t)
 	case e.exempt(p, a, path):
 		t.Kind = "exempt"
+		if cp != nil {
+			e.bindInspection(&t, p, cp, c, a, path)
+		}
 	default:
 		if sw, n, ok := e.matchSwitch(p, a, path); ok {
 			t.Kind = "switch"
@@ -218,7 +226,7 @@ func notWordChar(r rune) bool {
 // line cannot trust its state file.
 func (e *engine) externalSwitches(c *Call) {
 	var vf []string
-	if p := e.byName[c.Name]; p != nil {
+	if p := e.byName[strings.ToLower(c.Name)]; p != nil {
 		vf = p.ValueFlags
 	}
 	a := argv{words: c.Args, valueFlags: vf}
@@ -226,14 +234,17 @@ func (e *engine) externalSwitches(c *Call) {
 	for _, q := range e.in.Providers {
 		for _, pat := range q.SwitchedBy {
 			name, rest, _ := strings.Cut(pat, " ")
-			if name != c.Name {
+			if !strings.EqualFold(name, c.Name) {
 				continue
 			}
 			if path == nil {
 				path = a.path()
 			}
 			if _, ok := e.pattern(rest).match(a, path); ok {
-				e.carry(Switched{Provider: q.Name, Unknown: true, From: strings.Join(values(c), " ")})
+				// The scope is that of q's state as a call of q here would read it: the writer
+				// changes the kubeconfig that the line's environment points kubectl at.
+				st, _ := e.resolve(q, c, argv{valueFlags: q.ValueFlags}, nil)
+				e.carry(Switched{Provider: q.Name, Unknown: true, From: strings.Join(values(c), " "), Scope: st.scope})
 			}
 		}
 	}
