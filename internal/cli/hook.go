@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ctxguard/ctxguard/builtin"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
@@ -31,6 +32,10 @@ const maxPayload = 8 << 20
 const budget = 150 * time.Millisecond
 
 func (c *ctx) hook(args []string) int {
+	// A hook run lives for milliseconds: collecting garbage only costs time. The memory limit
+	// brings the collector back should a pathological line make the heap grow.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
 	fs := flags("hook")
 	name := fs.String("harness", "", "")
 	if err := parse(fs, args); err != nil {
@@ -66,7 +71,15 @@ func (c *ctx) hook(args []string) int {
 	if req.Shell == "" {
 		return hookAnswered
 	}
-	o := c.decide(guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session})
+	greq := guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session, Agent: req.Agent}
+	o := c.decide(greq)
+	if err := guard.Remember(greq, c.env, o); err != nil {
+		// Without the memory, this session's later commands would be bound to whatever context
+		// another session selects: the race ctxguard is there to close. So the switch does not
+		// run unremembered.
+		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
+		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
+	}
 	a := harness.Answer{Verdict: o.Verdict.String(), Reason: o.Reason}
 	if o.Rewritten {
 		a.Command = o.Command

@@ -1,0 +1,117 @@
+// Command bench times `ctxguard hook` as a whole process against the floor (a Go binary that
+// only reads its stdin) on the same payloads, interleaving the runs so that a noisy machine
+// disturbs all of them alike, and prints medians and their ratio to the floor.
+//
+//	go run ./internal/bench [-runs N]
+//
+// The machine is internal/guard's testdata: a policy for all six built-in providers and each
+// one's state, as the real CLIs write it. (hyperfine, from Debian's packages, can time the same
+// binaries; it must then run them through a shell to feed stdin, and subtract the shell.)
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	runs := flag.Int("runs", 300, "runs of each command")
+	flag.Parse()
+	log.SetFlags(0)
+	tmp, err := os.MkdirTemp("", "ctxguard-bench-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	build := func(name, pkg string) string {
+		out := filepath.Join(tmp, name)
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			log.Fatalf("go build %s: %v\n%s", pkg, err, b)
+		}
+		return out
+	}
+	hook := build("ctxguard", "./cmd/ctxguard")
+	floor := build("floor", "./internal/bench/floor")
+	machine, err := filepath.Abs(filepath.Join("internal", "guard", "testdata", "machine"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	payload := func(line string) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"session_id": "bench", "cwd": filepath.Join(machine, "repo"), "permission_mode": "default",
+			"hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": line, "description": "bench", "timeout": 120000},
+		})
+		return b
+	}
+	many := make([]string, 1000)
+	for i := range many {
+		many[i] = "kubectl get pods -n team-a"
+	}
+	cases := []struct {
+		name  string
+		bin   []string
+		input []byte
+	}{
+		{"floor (reads stdin, exits)", []string{floor}, payload("az group list -o table")},
+		{"hook: one az call, rewritten", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table")},
+		{"hook: no guarded call", []string{hook, "hook", "--harness", "claude"}, payload("go test ./...")},
+		{"hook: 7 calls, all six CLIs", []string{hook, "hook", "--harness", "claude"}, payload("az group list && kubectl get pods && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done")},
+		{"hook: 100 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many[:100], " && "))},
+		{"hook: 1000 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many, " && "))},
+	}
+	env := append(os.Environ(),
+		"HOME="+filepath.Join(machine, "home"), "XDG_CONFIG_HOME="+filepath.Join(machine, "home", ".config"),
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "CTXGUARD_MANAGED_POLICY="+filepath.Join(tmp, "none.yaml"),
+		"KUBECONFIG=", "AZURE_CONFIG_DIR=", "CLOUDSDK_CONFIG=", "GH_CONFIG_DIR=", "TF_WORKSPACE=")
+	times := make([][]time.Duration, len(cases))
+	for r := 0; r < *runs+10; r++ {
+		for i, c := range cases {
+			cmd := exec.Command(c.bin[0], c.bin[1:]...)
+			cmd.Env, cmd.Stdin = env, bytes.NewReader(c.input)
+			start := time.Now()
+			out, err := cmd.Output()
+			d := time.Since(start)
+			if err != nil {
+				log.Fatalf("%s: %v", c.name, err)
+			}
+			if r == 0 && i > 0 && !bytes.Contains(out, []byte("permissionDecision")) && c.name != "hook: no guarded call" {
+				log.Fatalf("%s: unexpected answer %q", c.name, out)
+			}
+			if r >= 10 { // the first runs warm the page cache
+				times[i] = append(times[i], d)
+			}
+		}
+	}
+	base := median(times[0])
+	fmt.Printf("| command | median | p90 | median / floor |\n|---|---:|---:|---:|\n")
+	for i, c := range cases {
+		m := median(times[i])
+		fmt.Printf("| %s | %.2f ms | %.2f ms | %.2f |\n", c.name, ms(m), ms(pct(times[i], 0.9)), float64(m)/float64(base))
+	}
+	fmt.Printf("\n%d interleaved runs each, %s, %d CPUs.\n", *runs, time.Now().Format("2006-01-02"), nproc())
+}
+
+func median(d []time.Duration) time.Duration { return pct(d, 0.5) }
+
+func pct(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(float64(len(s)-1)*p)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func nproc() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return max(1, bytes.Count(b, []byte("processor\t:")))
+}
