@@ -89,7 +89,8 @@ func TestLoad(t *testing.T) {
 
 // TestNoProviderNamesInCode keeps the engine generic (design.md, principle 1): no built-in CLI's
 // name appears in Go code outside this package, in an identifier or a string. Comments may
-// mention them. It fails while someone writes CLI-specific code elsewhere; that is its purpose.
+// mention them, and so may the measurement programs (package main under internal/) that run the
+// real CLIs. It fails while someone writes CLI-specific code elsewhere; that is its purpose.
 func TestNoProviderNamesInCode(t *testing.T) {
 	word := regexp.MustCompile(`\b(` + strings.Join(names(t), "|") + `)\b`)
 	root, err := filepath.Abs("..")
@@ -120,6 +121,13 @@ func TestNoProviderNamesInCode(t *testing.T) {
 		file := fset.AddFile(rel, -1, len(src))
 		var s scanner.Scanner
 		s.Init(file, src, nil, 0) // comments are skipped
+		if _, tok, _ := s.Scan(); tok == token.PACKAGE {
+			if _, _, pkg := s.Scan(); pkg == "main" && rel != filepath.Join("cmd", "ctxguard", "main.go") {
+				// A measurement program (internal/race, internal/bench) drives the real CLIs and
+				// must name them; the engine is the library packages and ctxguard's own main.
+				return nil
+			}
+		}
 		for {
 			pos, tok, lit := s.Scan()
 			if tok == token.EOF {

@@ -1,6 +1,9 @@
 // Package builtin holds the data ctxguard ships with: the provider specs of the CLIs it knows
 // (providers/*.yaml), embedded in the binary so that a hook needs no install step and no file
-// next to it.
+// next to it. Beside them: the commands' help texts (help/*.txt), the JSON Schemas of policy and
+// provider files (schema/*.schema.json, also what editors fetch from the repository), and the
+// starter policy that `ctxguard init` fills in (starter/policy.yaml). Texts that name real CLIs
+// live here, as data, rather than in Go code.
 //
 // The data sits beside this package, not under testdata or a parent directory, because go:embed
 // only reaches files at or below the embedding file's directory. Tests in this package check

@@ -55,6 +55,14 @@ type Active struct {
 	// Vars holds the Let values used, and Lets the same with their sources, in read order.
 	Vars map[string]string
 	Lets []Let
+	// Scope names the shared state the context is kept in, apart from the context itself: the
+	// state files' paths (whether or not they exist yet) and the Let values that the call or the
+	// defaults give rather than the state (gh's host, kubectl's list of files). Two calls with
+	// the same Scope see one current context, so a switch that a session made applies to a later
+	// call only when their Scopes match (terraform in another directory, or az with another
+	// AZURE_CONFIG_DIR, is other state). A Let read from a file stands for that file, not its
+	// value: which gcloud configuration is active is the very thing a switch changes.
+	Scope string
 }
 
 // Known is one context that a state file lists: its id and its display name.
@@ -171,7 +179,43 @@ func (r *Reader) Resolve(s *Spec, in Input) (Active, error) {
 	} else if e, ok := a.Find(a.Value, s.Context.CaseInsensitive); ok && a.Value != "" {
 		a.Name = e.Name
 	}
+	a.Scope = x.scope()
 	return a, nil
+}
+
+// scope renders Active.Scope: one line per Let (name=value when the call or a default gives it,
+// name@paths when it is kept in a state file), then the last step's paths unless they depend on
+// such a kept Let. Paths are only expanded, never read.
+func (x *run) scope() string {
+	var b strings.Builder
+	steps := x.s.Context.Read
+	var kept []string
+	for i, l := range x.lets {
+		st := &steps[i]
+		kind, _, _ := strings.Cut(l.Source, " ")
+		if kind == "flag" || kind == "env" || len(st.Templates()) == 0 {
+			fmt.Fprintf(&b, "%s=%s\n", l.Name, l.Value)
+			continue
+		}
+		kept = append(kept, l.Name)
+		fmt.Fprintf(&b, "%s@%s\n", l.Name, x.scopePaths(st))
+	}
+	final := x.final()
+	for _, name := range kept {
+		if final.Mentions(name) {
+			return b.String()
+		}
+	}
+	b.WriteString(x.scopePaths(final))
+	return b.String()
+}
+
+func (x *run) scopePaths(st *Step) string {
+	paths, err := x.paths(st)
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(paths, "|")
 }
 
 // Lookup evaluates a gjson path on the last step's state file (for a list of files, the first

@@ -33,6 +33,13 @@ type Call struct {
 	// ArgsAppended is set when the wrapper adds arguments at run time (xargs, find -exec … {}),
 	// so the arguments seen here are not all the call gets.
 	ArgsAppended bool
+	// Writes are the files the statement's output redirections open for writing (`>`, `>>`,
+	// `>|`, `&>`, `&>>`, `<>`; in PowerShell `>`, `>>`, `2>`, `*>` …), in order. They belong to
+	// the outermost call of the statement (`sudo echo x > f`: sudo's, whose shell opens f), or to
+	// a call with Name "" and no command word when the statement has no simple command (`> f`,
+	// `{ …; } > f`). A file that a command writes because of its arguments (tee, cp) is not here:
+	// which argument that is, is data the engine is given (see [Writer]).
+	Writes []Word
 }
 
 // Word is one shell word of a call.

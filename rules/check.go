@@ -22,7 +22,7 @@ func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c 
 		return
 	}
 	t.Kind = "unbound"
-	eff, in := e.effective(p, c, a)
+	eff, in := e.effective(p, cp, c, a)
 	t.Context = &eff.ContextTrace
 	id := p.Name
 	if eff.err != nil {
@@ -40,6 +40,11 @@ func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c 
 		}
 	}
 	if eff.Allowed && setting == Allow {
+		// Only a CLI that cannot bind at all: a subcommand that rejects the binding (az ad, az
+		// config) mostly does not depend on the context.
+		if p.Bind == nil && eff.active != nil && !sameContext(p, eff, *eff.active) {
+			e.moved(t, p, c, eff)
+		}
 		return
 	}
 	tgt, err := e.target(p, cp, eff, eff.Allowed, in)
@@ -49,7 +54,11 @@ func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c 
 	}
 	where := e.where(p, eff)
 	if tgt == "" || !bindable {
-		e.cannotBind(t, p, cp, c, eff, tgt, bindable, where)
+		e.cannotBind(t, p, cp, c, eff, tgt, bindable, where, in)
+		return
+	}
+	if e.envOnly(p) {
+		e.bindEnvPowerShell(t, p, c, tgt, where)
 		return
 	}
 	ed, text := e.bindEdit(p, c, tgt)
@@ -71,10 +80,22 @@ func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c 
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictAsk, id+".unbound-ask", fmt.Sprintf("[ctxguard/%s.unbound-ask] the policy asks a human about %s commands that do not name a %s; %s — bound as: %s",
 			id, p.Name, p.Noun, where, t.Fixed))
+	case eff.Allowed && eff.Source == "remembered" && tgt == eff.Value:
+		t.edits = append(t.edits, ed)
+		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s, which %s, so that a switch by another session cannot move it: %s",
+			id, p.Noun, describe(eff.ContextTrace), selectedBy(eff), t.Fixed))
+	case eff.Allowed && tgt != eff.Value:
+		t.edits = append(t.edits, ed)
+		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, which does not exist here; bound to %s instead: %s",
+			id, where, tgt, t.Fixed))
 	case eff.Allowed:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s (%s) so that a switch by another session cannot move it: %s",
 			id, p.Noun, describe(eff.ContextTrace), eff.Source, t.Fixed))
+	case eff.unknown:
+		t.edits = append(t.edits, ed)
+		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, so the %s in the state cannot be trusted; bound to %s, the one this repository binds to: %s",
+			id, where, p.Noun, tgt, t.Fixed))
 	default:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, which this repository does not allow (allowed: %s); bound to %s instead: %s",
@@ -84,7 +105,7 @@ func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c 
 
 // cannotBind denies (or, for an unknown context, asks about) a call that must be bound but
 // cannot be: the provider has no binding, the subcommand rejects it, or no allowed target exists.
-func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, eff effective, tgt string, bindable bool, where string) {
+func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, eff effective, tgt string, bindable bool, where string, in providers.Input) {
 	id := p.Name
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	if eff.Allowed {
@@ -108,8 +129,8 @@ func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *C
 		} else {
 			fix = fmt.Sprintf("switch the %s to %s first", p.Noun, tgt)
 		}
-	case len(cp.Allow) > 0:
-		fix = fmt.Sprintf("name an allowed %s explicitly%s, or set a default for %s in .ctxguard.yaml", p.Noun, flagHint(p), p.Name)
+	default:
+		fix = e.explicitFix(p, cp, c, eff.known, bindable, in)
 	}
 	if eff.unknown {
 		t.decide(VerdictAsk, id+".context-unknown", fmt.Sprintf("[ctxguard/%s.context-unknown] %s; ctxguard cannot tell which %s %s would use — %s",
@@ -123,6 +144,8 @@ func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *C
 // where says what context the call would run in and why, for a reason.
 func (e *engine) where(p *providers.Spec, eff effective) string {
 	switch {
+	case eff.unknown && eff.origin == "remembered":
+		return fmt.Sprintf("this session ran `%s`, which changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
 	case eff.unknown && eff.From != "":
 		return fmt.Sprintf("`%s` earlier in this command changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
 	case eff.unknown:

@@ -17,6 +17,15 @@ type effective struct {
 	known   []providers.Known
 	unknown bool  // it cannot be known statically
 	err     error // the state could not be read
+	// scope is the state the context is kept in (providers.Active.Scope); a switch applies to the
+	// calls of the same scope only.
+	scope string
+	// active is the state's own context when a remembered one stands in for it: the next binding
+	// target, and what a call that cannot be bound would really run in.
+	active *effective
+	// origin is "carried" or "remembered" when an earlier switch gave the context (or made it
+	// unknown), else "".
+	origin string
 }
 
 // input builds the provider runtime's view of a call: its environment (the line's assignments
@@ -126,7 +135,7 @@ func (e *engine) resolve(p *providers.Spec, c *Call, a argv, vars map[string]str
 	default:
 		ct.Source = "state"
 	}
-	return effective{ContextTrace: ct, known: act.Known}, in
+	return effective{ContextTrace: ct, known: act.Known, scope: act.Scope}, in
 }
 
 // resolved is one Resolve result, kept for the calls of a line that read the same state.
@@ -174,32 +183,16 @@ func lineEnv(c *Call, name string) (Word, bool) {
 	return Word{}, false
 }
 
-// effective is the context an unbound call runs in: carried from an earlier switch in the line,
-// else remembered from this session's last switch, else the active one in the state.
-func (e *engine) effective(p *providers.Spec, c *Call, a argv) (effective, providers.Input) {
-	sw, ok := e.carried[p.Name]
-	source := "carried"
-	if !ok && e.in.Remembered != nil {
-		sw, ok = e.in.Remembered(p.Name)
-		source = "remembered"
+// effective is the context an unbound call runs in: carried from an earlier switch in the line
+// that changed the same state, else remembered from this session's last switch of that state
+// (see remembered), else the active one in the state.
+func (e *engine) effective(p *providers.Spec, cp *ContextPolicy, c *Call, a argv) (effective, providers.Input) {
+	act, in := e.resolve(p, c, a, nil)
+	act.Name = nameOf(act.Value, act.Name, act.known, p.Context.CaseInsensitive)
+	if sw, ok := e.carried[p.Name]; ok && (sw.Scope == "" || act.scope == "" || sw.Scope == act.scope) {
+		return e.switched(p, c, a, sw, "carried", act, in)
 	}
-	if ok && sw.Vars != nil {
-		eff, in := e.resolve(p, c, a, sw.Vars)
-		if eff.err == nil && !eff.unknown {
-			eff.Source, eff.From = source, sw.From
-		}
-		return eff, in
-	}
-	eff, in := e.resolve(p, c, a, nil)
-	switch {
-	case ok && sw.Unknown:
-		return effective{ContextTrace: ContextTrace{Source: "unknown", From: sw.From}, unknown: true, known: eff.known}, in
-	case ok:
-		eff.ContextTrace = ContextTrace{Value: sw.Value, Source: source, From: sw.From}
-		eff.err, eff.unknown = nil, false
-	}
-	eff.Name = nameOf(eff.Value, eff.Name, eff.known, p.Context.CaseInsensitive)
-	return eff, in
+	return e.remembered(p, cp, c, a, act, in)
 }
 
 // nameOf finds a display name for a value from the state's list of known contexts.
@@ -226,14 +219,18 @@ func describe(ct ContextTrace) string {
 	return ct.Value
 }
 
-// target picks the context a call is bound to: the effective one if allowed, else the
-// policy's default, else the only value the allow lists name. Targets that the provider says
+// target picks the context a call is bound to: the effective one if allowed, else (when a
+// remembered context stood in for it) the active one if allowed, else the policy's default, else
+// the only value the allow lists name. Targets that the provider says
 // must exist (terraform workspaces) are skipped when they do not.
 func (e *engine) target(p *providers.Spec, cp *ContextPolicy, eff effective, allowed bool, in providers.Input) (string, error) {
 	fold := p.Context.CaseInsensitive
 	var cands []string
 	if allowed && eff.Value != "" && !eff.unknown {
 		cands = append(cands, eff.Value)
+	}
+	if act := eff.active; act != nil && act.Value != "" && !act.unknown && cp.allows(identify(act.Value, act.known, fold), fold) {
+		cands = append(cands, act.Value)
 	}
 	for _, d := range cp.Defaults {
 		if cp.allows(identify(d.Value, eff.known, fold), fold) {

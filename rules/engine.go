@@ -33,6 +33,14 @@ type Input struct {
 	// than to the shared state, which another session may have moved since. Nil when there is no
 	// memory.
 	Remembered func(provider, scope string) (Switched, bool)
+	// Self and Writers keep the agent from changing ctxguard's own policy and hooks (see
+	// protect.go): a call that writes one of Self's files, directly or through a Writer's
+	// arguments, is denied whenever some policy exists. Nil Self turns that off.
+	Self    Self
+	Writers []Writer
+	// Shell is the language of the line: "bash" (also for "") or "powershell", which has no
+	// `VAR=value cmd` prefix, so a binding by variable cannot be inserted there.
+	Shell string
 }
 
 // Switched is the effect of a switch that the line lets through: the context it selects, the
@@ -129,6 +137,9 @@ func (t *trace) decide(v Verdict, rule, reason string) {
 
 func (e *engine) call(c *Call) []trace {
 	var out []trace
+	if t, ok := e.protect(c); ok {
+		out = append(out, t)
+	}
 	if c.Name == "" {
 		if t, ok := e.dynamic(c); ok {
 			out = append(out, t)

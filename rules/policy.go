@@ -62,6 +62,11 @@ type Policy struct {
 	// default (ask where the harness would have asked anyway).
 	RewriteMode    Setting
 	RewriteModeSrc Source
+	// Forget turns session memory off (session: {remember: false}): later calls of a session are
+	// bound to the active context, not to the one the session switched to. Off wins across
+	// layers, and ForgetSrc names the layer that turned it off.
+	Forget    bool
+	ForgetSrc Source
 }
 
 // PolicyFile is one policy file that was read.

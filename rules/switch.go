@@ -13,15 +13,16 @@ import (
 func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, sw providers.Switch, n int) {
 	id := p.Name
 	self := strings.Join(values(c), " ")
+	before, _ := e.resolve(p, c, a, nil)
 	w, known := switchTarget(sw, a, n)
 	if sw.Unknown || !known {
-		e.carry(Switched{Provider: p.Name, Unknown: true, From: self})
+		e.carry(Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope})
 		t.Context = &ContextTrace{Source: "unknown"}
 		return
 	}
 	if !w.Literal {
 		t.Context = &ContextTrace{Value: w.Value, Source: "unknown"}
-		e.carry(Switched{Provider: p.Name, Unknown: true, From: self})
+		e.carry(Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope})
 		if cp != nil {
 			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
 				id, self, p.Noun, cp.allowedList(), p.Noun))
@@ -29,7 +30,7 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 		return
 	}
 	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
-	cr.Provider, cr.From = p.Name, self
+	cr.Provider, cr.From, cr.Scope = p.Name, self, before.scope
 	ct := ContextTrace{Value: value, Name: name, Source: "switch", From: self}
 	t.Context = &ct
 	if err != nil {
@@ -39,17 +40,16 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 	if value == "" {
 		// The target names nothing the state knows (an unknown profile): later calls cannot
 		// trust the file.
-		cr = Switched{Provider: p.Name, Unknown: true, From: self}
+		cr = Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope}
 	}
 	ct.Allowed = true
 	if cp != nil && value != "" {
-		eff, _ := e.resolve(p, c, a, nil)
 		fold := p.Context.CaseInsensitive
-		ct.Name = nameOf(value, name, eff.known, fold)
-		ct.Allowed = cp.allows(identify(value, eff.known, fold), fold)
+		ct.Name = nameOf(value, name, before.known, fold)
+		ct.Allowed = cp.allows(identify(value, before.known, fold), fold)
 		if !ct.Allowed {
-			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s, or name one on each command%s",
-				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, flagHint(p)))
+			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s%s, or name one on each command%s",
+				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, e.switchFix(p, cp, before.known), flagHint(p)))
 			return
 		}
 	}

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/cli"
@@ -28,7 +31,23 @@ func TestMain(m *testing.M) {
 var stateVars = []string{
 	"KUBECONFIG", "AZURE_CONFIG_DIR", "CLOUDSDK_CONFIG", "CLOUDSDK_ACTIVE_CONFIG_NAME", "CLOUDSDK_CORE_PROJECT",
 	"GH_CONFIG_DIR", "GH_HOST", "GH_TOKEN", "GITHUB_TOKEN", "TF_WORKSPACE", "TF_DATA_DIR", "DOCKER_CONFIG",
-	"DOCKER_CONTEXT", "DOCKER_HOST", "AWS_PROFILE", "LOCALAPPDATA", "APPDATA",
+	"DOCKER_CONTEXT", "DOCKER_HOST", "AWS_PROFILE", "LOCALAPPDATA", "APPDATA", "TF_CLI_CONFIG_FILE",
+}
+
+// quietVars keep the real CLIs (cli_*.txtar) offline and from prompting: no telemetry, update
+// checks or surveys, which would also leave processes behind writing into $WORK.
+var quietVars = map[string]string{
+	"AZURE_CORE_COLLECT_TELEMETRY":                    "false",
+	"AZURE_CORE_SURVEY_MESSAGE":                       "false",
+	"AZURE_CORE_NO_COLOR":                             "true",
+	"CLOUDSDK_CORE_DISABLE_PROMPTS":                   "1",
+	"CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK": "1",
+	"CLOUDSDK_CORE_DISABLE_USAGE_REPORTING":           "true",
+	"CHECKPOINT_DISABLE":                              "1",
+	"TF_IN_AUTOMATION":                                "1",
+	"GH_NO_UPDATE_NOTIFIER":                           "1",
+	"GH_PROMPT_DISABLED":                              "1",
+	"NO_COLOR":                                        "1",
 }
 
 func TestScript(t *testing.T) {
@@ -37,6 +56,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
+		Condition:           realCLI,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
@@ -45,14 +65,22 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 			env.Setenv("CTXGUARD_MANAGED_POLICY", filepath.Join(env.WorkDir, "managed", "policy.yaml"))
-			for _, v := range stateVars {
-				env.Setenv(v, "")
+			// testscript passes on only PATH from the test's environment; the state variables are
+			// removed all the same, in case a version passes more. Unset, not empty: gcloud takes
+			// CLOUDSDK_CORE_PROJECT= for an empty, invalid project.
+			env.Vars = slices.DeleteFunc(env.Vars, func(kv string) bool {
+				name, _, _ := strings.Cut(kv, "=")
+				return slices.Contains(stateVars, name)
+			})
+			for k, v := range quietVars {
+				env.Setenv(k, v)
 			}
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":   exits,
-			"payload": payload,
+			"exits":     exits,
+			"payload":   payload,
+			"runanswer": runanswer,
 		},
 	})
 }
@@ -78,14 +106,19 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// sessions numbers the payloads that name no session.
+var sessions atomic.Int64
+
 // payload FILE HARNESS COMMAND [key=value…] writes a hook payload for COMMAND as HARNESS sends
-// it (claude, copilot), with cwd $WORK unless cwd=DIR is given; session=, mode= and tool= set
-// the other fields.
+// it (claude, copilot, gemini, cursor: beforeShellExecution, cursor-tool: Cursor's preToolUse,
+// codex), with cwd $WORK unless cwd=DIR is given; session=, agent= (claude's
+// agent_id), mode= and tool= set the other fields. A payload without session= is a session of
+// its own, so that session memory links only the payloads a script means to link.
 func payload(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: payload FILE claude|copilot COMMAND [cwd=DIR] [session=ID] [mode=MODE] [tool=NAME]")
+		ts.Fatalf("usage: payload FILE claude|copilot|gemini|cursor|cursor-tool|codex COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME]")
 	}
-	opt := map[string]string{"cwd": ts.Getenv("WORK"), "session": "s-1", "mode": "default"}
+	opt := map[string]string{"cwd": ts.Getenv("WORK"), "session": fmt.Sprintf("s-%d", sessions.Add(1)), "mode": "default"}
 	for _, kv := range args[3:] {
 		k, v, _ := strings.Cut(kv, "=")
 		opt[k] = v
@@ -106,6 +139,9 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 			"tool_input":  map[string]any{"command": args[2], "description": "test", "timeout": 600000, "run_in_background": false},
 			"tool_use_id": "toolu_1",
 		}
+		if opt["agent"] != "" {
+			p.(map[string]any)["agent_id"] = opt["agent"]
+		}
 	case "copilot":
 		tool := opt["tool"]
 		if tool == "" {
@@ -113,10 +149,108 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		targs, _ := json.Marshal(map[string]any{"command": args[2], "description": "test"})
 		p = map[string]any{"sessionId": opt["session"], "timestamp": 1787400000000, "cwd": opt["cwd"], "toolName": tool, "toolArgs": string(targs)}
+	case "gemini":
+		p = map[string]any{
+			"session_id": opt["session"], "transcript_path": "/tmp/t.json", "cwd": opt["cwd"], "hook_event_name": "BeforeTool",
+			"timestamp": "2026-08-22T10:15:00.000Z", "tool_name": "run_shell_command",
+			"tool_input": map[string]any{"command": args[2], "description": "test"},
+		}
+	case "cursor": // beforeShellExecution, which cannot rewrite
+		p = map[string]any{
+			"conversation_id": opt["session"], "generation_id": "g-1", "model": "default", "hook_event_name": "beforeShellExecution",
+			"cursor_version": "3.21.16", "workspace_roots": []string{opt["cwd"]}, "command": args[2], "cwd": opt["cwd"], "sandbox": false,
+		}
+	case "cursor-tool": // preToolUse on the Shell tool, which cannot ask
+		p = map[string]any{
+			"conversation_id": opt["session"], "generation_id": "g-1", "model": "default", "hook_event_name": "preToolUse",
+			"cursor_version": "3.21.16", "workspace_roots": []string{opt["cwd"]}, "tool_name": "Shell",
+			"tool_input": map[string]any{"command": args[2], "working_directory": opt["cwd"]},
+		}
+	case "codex":
+		p = map[string]any{
+			"session_id": opt["session"], "turn_id": "t-1", "transcript_path": nil, "cwd": opt["cwd"], "hook_event_name": "PreToolUse",
+			"model": "gpt-5", "permission_mode": opt["mode"], "tool_name": "Bash", "tool_use_id": "c-1",
+			"tool_input": map[string]any{"command": args[2]},
+		}
 	default:
 		ts.Fatalf("unknown harness %q", args[1])
 	}
 	data, err := json.Marshal(p)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+}
+
+// realCLI is the condition [realcli:NAME]: true when the real CLI NAME is on PATH. A missing one
+// is an error, which fails the script, so that CI cannot pass by not running them; with
+// CTXGUARD_SKIP_REAL_CLIS=1 in the test's own environment it is false instead, and the script
+// skips itself:
+//
+//	[!realcli:az] skip 'az is not on PATH and CTXGUARD_SKIP_REAL_CLIS=1'
+func realCLI(cond string) (bool, error) {
+	name, ok := strings.CutPrefix(cond, "realcli:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath(name); err == nil {
+		return true, nil
+	}
+	if os.Getenv("CTXGUARD_SKIP_REAL_CLIS") == "1" {
+		return false, nil
+	}
+	return false, fmt.Errorf("%s is not on PATH (.ci/run installs azure-cli and gh from Debian; kubectl, gcloud and terraform come with the image); set CTXGUARD_SKIP_REAL_CLIS=1 to skip the real-CLI scripts", name)
+}
+
+// runanswer PAYLOAD runs what the harness would run after the hook's answer, which is the last
+// command's stdout: the payload's own command when the answer is silence (allow), the command in
+// the answer when it carries one (a rewrite, or an ask, which the human is taken to approve). A
+// deny fails. The command runs with bash in the payload's cwd, and its output becomes stdout and
+// stderr for the next assertions; `! runanswer` expects it to fail.
+func runanswer(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: runanswer PAYLOAD")
+	}
+	var p struct {
+		Cwd       string          `json:"cwd"`
+		ToolInput json.RawMessage `json:"tool_input"`
+		ToolArgs  string          `json:"toolArgs"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &p))
+	var in struct{ Command string }
+	if p.ToolInput != nil {
+		ts.Check(json.Unmarshal(p.ToolInput, &in))
+	} else {
+		ts.Check(json.Unmarshal([]byte(p.ToolArgs), &in))
+	}
+	command := in.Command
+	if answer := strings.TrimSpace(ts.ReadFile("stdout")); answer != "" {
+		var a struct {
+			Hook struct {
+				Decision string                    `json:"permissionDecision"`
+				Reason   string                    `json:"permissionDecisionReason"`
+				Input    *struct{ Command string } `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+			Decision string                    `json:"permissionDecision"`
+			Reason   string                    `json:"permissionDecisionReason"`
+			Modified *struct{ Command string } `json:"modifiedArgs"`
+		}
+		ts.Check(json.Unmarshal([]byte(answer), &a))
+		decision, reason, next := a.Decision, a.Reason, a.Modified
+		if a.Hook.Decision != "" {
+			decision, reason, next = a.Hook.Decision, a.Hook.Reason, a.Hook.Input
+		}
+		if decision == "deny" {
+			ts.Fatalf("the hook denied the command: %s", reason)
+		}
+		if next != nil {
+			command = next.Command
+		}
+	}
+	ts.Logf("running: %s", command)
+	err := ts.Exec("bash", "-c", `cd -- "$0" && eval "$1"`, p.Cwd, command)
+	if err != nil && !neg {
+		ts.Fatalf("%v", err)
+	}
+	if err == nil && neg {
+		ts.Fatalf("the command succeeded, want a failure")
+	}
 }

@@ -103,9 +103,9 @@ func (c *ctx) main(args []string) int {
 func (c *ctx) help() {
 	var b strings.Builder
 	b.WriteString("ctxguard checks AI agents' shell commands against the CLI contexts a repository allows.\n\nUsage:\n  ctxguard <command> [flags]\n\nCommands:\n")
-	fmt.Fprintf(&b, "  %-9s %s\n", "hook", "read one hook payload on stdin and answer the harness")
+	fmt.Fprintf(&b, "  %-10s %s\n", "hook", "read one hook payload on stdin and answer the harness")
 	for _, cmd := range commands {
-		fmt.Fprintf(&b, "  %-9s %s\n", cmd.name, cmd.summary)
+		fmt.Fprintf(&b, "  %-10s %s\n", cmd.name, cmd.summary)
 	}
 	b.WriteString("\nRun 'ctxguard <command> --help' for a command's flags and examples.\n")
 	fmt.Fprint(c.stdout, b.String())

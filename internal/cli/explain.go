@@ -22,6 +22,7 @@ func runExplain(c *ctx, args []string) error {
 	fs := flags("explain")
 	cwd := fs.String("cwd", "", "")
 	asJSON := fs.Bool("json", false, "")
+	sessionID := fs.String("session", "", "")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func runExplain(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := guard.Decide(guard.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir}, c.env)
+	o := guard.Decide(guard.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir, Session: *sessionID}, c.env)
 	if *asJSON {
 		return explain.JSON(c.stdout, o)
 	}

@@ -21,13 +21,16 @@ type report struct {
 	Calls     []rules.CallTrace  `json:"calls"`
 	Policies  []rules.PolicyFile `json:"policies"`
 	Providers []string           `json:"providers"`
+	// Session is the session whose memory was read, and Notes what went wrong reading it.
+	Session string   `json:"session,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // JSON writes the outcome as one indented JSON object.
 func JSON(w io.Writer, o guard.Outcome) error {
 	r := report{
 		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Cwd: o.Cwd,
-		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers,
+		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes,
 	}
 	if r.Calls == nil {
 		r.Calls = []rules.CallTrace{}
@@ -61,7 +64,7 @@ func Text(w io.Writer, o guard.Outcome) error {
 		}
 		b.WriteString("\n")
 		if c.Context != nil {
-			fmt.Fprintf(&b, "  context  %s\n", context(c.Context))
+			fmt.Fprintf(&b, "  context  %s\n", context(c.Context, o.Session))
 		}
 		for _, m := range c.Matched {
 			fmt.Fprintf(&b, "  matched  %s\n", m)
@@ -86,12 +89,15 @@ func Text(w io.Writer, o guard.Outcome) error {
 	if o.Rewritten {
 		fmt.Fprintf(&b, "rewrite:  %s\n", o.Command)
 	}
+	for _, n := range o.Notes {
+		fmt.Fprintf(&b, "note:     %s\n", n)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // context renders where a context came from: "Contoso-Dev (1111…) from state file F key K".
-func context(c *rules.ContextTrace) string {
+func context(c *rules.ContextTrace, session string) string {
 	v := c.Value
 	if c.Name != "" && c.Name != c.Value {
 		v = fmt.Sprintf("%s (%s)", c.Name, c.Value)
@@ -118,7 +124,7 @@ func context(c *rules.ContextTrace) string {
 	case "carried":
 		from = "carried from `" + c.From + "` earlier in the line"
 	case "remembered":
-		from = "remembered for this session"
+		from = "remembered for session " + session + " from `" + c.From + "`"
 	case "unknown":
 		from = "unknown"
 		if c.From != "" {

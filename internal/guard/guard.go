@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/policy"
@@ -20,8 +21,12 @@ type Request struct {
 	Command string
 	// Cwd is the command's working directory; relative state paths and the project policy are
 	// found from it.
-	Cwd     string
+	Cwd string
+	// Session is the harness's session id ("" for none: nothing is remembered), and Agent the
+	// subagent within it ("" for the main agent). Switches are remembered per session, and a
+	// subagent's apart from its session's (see memory.go).
 	Session string
+	Agent   string
 }
 
 // Env is the hook's own environment.
@@ -58,6 +63,14 @@ type Outcome struct {
 	Switches []rules.Switched
 	// RewriteMode is the policy's rewrite setting (Unset: the harness decides).
 	RewriteMode rules.Setting
+	// Session names the session whose memory was read ("" for none).
+	Session string
+	// Remember is set when the session's memory is on: a hook that lets the line run records
+	// its Switches (see [Remember]).
+	Remember bool
+	// Notes are things that did not change the decision but that a reader of it should know
+	// (session memory that could not be read and was ignored).
+	Notes []string
 }
 
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
@@ -89,11 +102,23 @@ func Decide(req Request, env Env) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
-	res := rules.Evaluate(rules.Input{
+	in := rules.Input{
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: shell.Quote,
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS,
-	})
+	}
+	mem, note := openMemory(req, env, pol)
+	if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	if mem != nil {
+		in.Remembered = mem.recall
+		out.Session, out.Remember = mem.name, true
+	}
+	res := rules.Evaluate(in)
 	out.Verdict, out.Rule, out.Reason, out.Calls, out.Switches = res.Verdict, res.Rule, res.Reason, res.Calls, res.Switches
+	if mem != nil {
+		out.Notes = append(out.Notes, mem.notes...)
+	}
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
 		line, err := shell.Rewrite(req.Command, res.Edits)
 		if err != nil {
@@ -164,7 +189,7 @@ func specsFor(cat *providers.Catalog, calls []rules.Call) ([]*providers.Spec, er
 		return err
 	}
 	for _, c := range calls {
-		words := []string{c.Name}
+		words := []string{strings.ToLower(c.Name)}
 		if c.Name == "" {
 			words = rules.Words(c.NameWord.Value)
 		}

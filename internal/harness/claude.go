@@ -54,6 +54,7 @@ func decodeSnakeCase(top object, harness string, shells map[string]string) (*Req
 	err := top.strs(
 		field{"tool_name", &req.Tool},
 		field{"session_id", &req.Session},
+		field{"agent_id", &req.Agent},
 		field{"cwd", &req.Cwd},
 		field{"permission_mode", &req.Mode},
 	)
@@ -133,4 +134,37 @@ func claudeRewriteDefault(req *Request) string {
 		return "allow"
 	}
 	return "ask"
+}
+
+// claudeSetup wires ctxguard into Claude Code: a PreToolUse group for both shell tools, in exec
+// form (command + args, Claude Code 2.1.139 and later) so that no shell parses the binary's
+// path; a Windows path with backslashes given to Git Bash would fail, and fail open.
+//
+// The entry names no harness: Copilot CLI and Cursor also run the hooks in .claude/settings.json,
+// each with its own payload, and `ctxguard hook` answers each in its own protocol when it detects
+// the harness from the payload.
+var claudeSetup = Setup{
+	Harness: "claude",
+	Title:   "Claude Code",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return homeDir(home, env, "CLAUDE_CONFIG_DIR", ".claude") + "/settings.json"
+	},
+	ProjectFile: ".claude/settings.json",
+	Also:        []string{".claude/settings.local.json"},
+	Nested:      true,
+	Events:      []string{"PreToolUse"},
+	Skeleton:    "{}\n",
+	Entries: func(self string, o Options) []Entry {
+		return []Entry{{"PreToolUse", compact(hookGroup{
+			Matcher: "Bash|PowerShell",
+			Hooks:   []commandHook{{Type: "command", Command: self, Args: []string{"hook"}, Timeout: timeout}},
+		})}}
+	},
+	Probe: func(_, command, cwd string) []byte {
+		return compact(map[string]any{
+			"session_id": "ctxguard-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default",
+			"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "ctxguard-doctor",
+			"tool_input": map[string]any{"command": command, "description": "ctxguard doctor self-test"},
+		})
+	},
 }

@@ -79,3 +79,41 @@ func (copilot) Encode(w io.Writer, req *Request, a Answer) error {
 	}
 	return nil
 }
+
+// copilotHook is a Copilot CLI hook entry: bash on Linux and macOS, powershell on Windows.
+type copilotHook struct {
+	Type       string `json:"type"`
+	Bash       string `json:"bash"`
+	PowerShell string `json:"powershell"`
+	TimeoutSec int    `json:"timeoutSec"`
+	Matcher    string `json:"matcher"`
+}
+
+// copilotSetup wires ctxguard into Copilot CLI with a file of its own in the hooks folder, which
+// Copilot reads whole (every *.json there).
+var copilotSetup = Setup{
+	Harness: "copilot",
+	Title:   "GitHub Copilot CLI",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return homeDir(home, env, "COPILOT_HOME", ".copilot") + "/hooks/ctxguard.json"
+	},
+	ProjectFile: ".github/hooks/ctxguard.json",
+	Glob:        true,
+	Events:      []string{"preToolUse"},
+	Skeleton:    "{\n  \"version\": 1\n}\n",
+	Own:         true,
+	Entries: func(self string, o Options) []Entry {
+		return []Entry{{"preToolUse", compact(copilotHook{
+			Type:       "command",
+			Bash:       shellLine("linux", self, "hook", "--harness", "copilot"),
+			PowerShell: psLine(self, "hook", "--harness", "copilot"),
+			TimeoutSec: timeout,
+			Matcher:    "bash|powershell",
+		})}}
+	},
+	Probe: func(_, command, cwd string) []byte {
+		args := compact(map[string]any{"command": command, "description": "ctxguard doctor self-test"})
+		return compact(map[string]any{"sessionId": "ctxguard-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": string(args)})
+	},
+	Note: "Copilot CLI runs repository hooks in -p mode only in a trusted folder (or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).",
+}

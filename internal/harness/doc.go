@@ -20,4 +20,11 @@
 //   - A rewrite keeps every original tool argument, in its original order and with its original
 //     JSON value (a timeout of 600000 stays 600000, unknown fields stay), and changes only the
 //     command.
+//
+// A harness that cannot give an answer gets a narrower one, never a wider one: where it cannot
+// rewrite, a deny whose reason carries the fixed command; where it cannot ask, a deny that says a
+// human must run the command.
+//
+// Each harness's file also holds its [Setup]: the settings files it reads hooks from and the
+// entry that runs ctxguard, which `ctxguard install`, `uninstall` and `doctor` use.
 package harness

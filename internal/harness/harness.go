@@ -14,16 +14,21 @@ import (
 // Copilot's edit, …). Decode returns it without an error so that the caller can stay silent:
 // a hook configured with a broad matcher must not deny every other tool.
 type Request struct {
-	Harness string // "claude", "copilot"
-	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell)
+	Harness string // "claude", "copilot", "gemini", "cursor", "codex"
+	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell, run_shell_command, Shell)
 	Shell   string // "bash" or "powershell", from the tool name; "" for a tool that is not a shell
 	Command string
 	Cwd     string
 	Session string // session id (Claude Code session_id, Copilot sessionId)
 	Mode    string // Claude Code permission_mode; "" where the harness sends none
+	// Agent is the subagent that makes the call (Claude Code agent_id, sent only inside a
+	// subagent): subagents of one session run at the same time, so each has its own memory.
+	Agent string
 
 	// args is the tool input exactly as sent, kept so that a rewrite can echo every field.
 	args object
+	// event is the hook event, for a harness whose events answer differently (Cursor).
+	event string
 }
 
 // Answer is ctxguard's decision in harness-neutral terms.
@@ -52,7 +57,7 @@ type Harness interface {
 	Encode(w io.Writer, req *Request, a Answer) error
 }
 
-var harnesses = []Harness{claude{}, copilot{}}
+var harnesses = []Harness{claude{}, copilot{}, gemini{}, cursor{}, codex{}}
 
 // Lookup returns the harness with the given name.
 func Lookup(name string) (Harness, bool) {
@@ -74,24 +79,37 @@ func Names() []string {
 
 // Detect picks the harness from the payload's shape, for a hook configured without --harness.
 //
-// Copilot CLI's native payload has toolName and toolArgs; Claude Code's has tool_name,
-// tool_input and hook_event_name. Copilot's VS Code-compatible payload (a hook configured under
-// the PascalCase event PreToolUse, which is also how Copilot runs the hooks it finds in
-// .claude/settings.json) uses Claude Code's snake_case names, but it carries a timestamp and none
-// of the fields Claude Code always sends (permission_mode, transcript_path, tool_use_id). It goes
-// to the copilot adapter, because the answer must be in the format of the harness that reads it,
-// and Copilot documents only its own top-level permissionDecision.
+//   - Copilot CLI's native payload has toolName and toolArgs.
+//   - Gemini CLI's event is BeforeTool; Cursor's are beforeShellExecution and preToolUse (lower
+//     case p), and its payloads carry conversation_id and cursor_version.
+//   - Claude Code's has tool_name, tool_input and hook_event_name PreToolUse. Codex CLI sends the
+//     same shape plus turn_id (and model, which Claude Code's PreToolUse payload lacks); it goes to
+//     the codex adapter, which cannot ask.
+//   - Copilot's VS Code-compatible payload (a hook configured under the PascalCase event
+//     PreToolUse, which is also how Copilot runs the hooks it finds in .claude/settings.json)
+//     uses Claude Code's snake_case names, but it carries a timestamp and none of the fields
+//     Claude Code always sends (permission_mode, transcript_path, tool_use_id). It goes to the
+//     copilot adapter, because the answer must be in the format of the harness that reads it, and
+//     Copilot documents only its own top-level permissionDecision.
 func Detect(data []byte) (Harness, error) {
 	top, err := parseObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("detect harness: %w", err)
 	}
+	event, _, _ := top.str("hook_event_name")
 	switch {
 	case top.has("toolArgs") || top.has("toolName"):
 		return copilot{}, nil
-	case top.has("tool_input") || top.has("hook_event_name"):
+	case event == "BeforeTool":
+		return gemini{}, nil
+	case event == cursorShellEvent || event == cursorToolEvent || event == "" && top.has("conversation_id") && top.has("command"):
+		return cursor{}, nil
+	case top.has("tool_input") || event != "":
 		if isCopilotSnakeCase(top) {
 			return copilot{}, nil
+		}
+		if top.has("turn_id") || top.has("model") {
+			return codex{}, nil
 		}
 		return claude{}, nil
 	}

@@ -19,6 +19,9 @@ const (
 	// Copilot's VS Code-compatible payload, for a hook configured under PascalCase PreToolUse.
 	copilotSnakeSample = `{"hook_event_name":"PreToolUse","session_id":"c0ffee00-2222","timestamp":"2026-08-22T10:15:00.000Z","cwd":"/home/dev/infra","tool_name":"Bash","tool_input":{"command":"az group list","description":"List resource groups"}}`
 	geminiSample       = `{"session_id":"a1b2c3","transcript_path":"/x.json","cwd":"/home/dev/infra","hook_event_name":"BeforeTool","timestamp":"2026-08-22T10:15:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"az group list"}}`
+	geminiFullSample   = `{"session_id":"a1b2c3","transcript_path":"/home/dev/.gemini/tmp/ab12/chats/session-a1b2c3.json","cwd":"/home/dev/infra","hook_event_name":"BeforeTool","timestamp":"2026-08-22T10:15:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"az group list","description":"List resource groups"}}`
+	cursorShellSample  = `{"conversation_id":"conv-9f2","generation_id":"gen-77a","model":"default","hook_event_name":"beforeShellExecution","cursor_version":"3.21.16","workspace_roots":["/home/dev/infra"],"user_email":null,"transcript_path":null,"command":"az group list","cwd":"/home/dev/infra","sandbox":false}`
+	cursorToolSample   = `{"conversation_id":"conv-9f2","generation_id":"gen-77a","model":"default","hook_event_name":"preToolUse","cursor_version":"3.21.16","workspace_roots":["/home/dev/infra"],"tool_name":"Shell","tool_input":{"command":"az group list","working_directory":"/home/dev/infra/sub"}}`
 )
 
 // claudeInput is a Claude Code payload in the given permission mode with the given tool_input.
@@ -50,6 +53,15 @@ func TestDecode(t *testing.T) {
 		{"copilot snake_case string tool_input", "copilot", `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"{\"command\":\"ls\"}"}`, &Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "ls", Session: "s"}},
 		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":"not json"}`, &Request{Harness: "copilot", Tool: "edit", Cwd: "/w", Session: "s"}},
 		{"claude adapter reads copilot snake_case", "claude", copilotSnakeSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}},
+		{"gemini sample", "gemini", geminiFullSample, &Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "a1b2c3"}},
+		{"gemini dir_path relative", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"infra/prod"}}`, &Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/w/infra/prod"}},
+		{"gemini dir_path absolute", "gemini", `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/srv"}}`, &Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/srv"}},
+		{"gemini other tool", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"x"}}`, &Request{Harness: "gemini", Tool: "read_file", Cwd: "/w"}},
+		{"cursor beforeShellExecution", "cursor", cursorShellSample, &Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "conv-9f2"}},
+		{"cursor beforeShellExecution without cwd", "cursor", `{"conversation_id":"c","hook_event_name":"beforeShellExecution","workspace_roots":["/r"],"command":"ls"}`, &Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: "/r", Session: "c"}},
+		{"cursor preToolUse", "cursor", cursorToolSample, &Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra/sub", Session: "conv-9f2"}},
+		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Harness: "cursor", Tool: "Read"}},
+		{"codex sample", "codex", codexSample, &Request{Harness: "codex", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +106,14 @@ func TestDecodeErrors(t *testing.T) {
 		{"copilot toolArgs missing", "copilot", `{"toolName":"bash"}`, "missing toolArgs"},
 		{"copilot toolArgs without command", "copilot", `{"toolName":"bash","toolArgs":"{}"}`, "toolArgs has no command"},
 		{"copilot neither shape", "copilot", `{"sessionId":"s"}`, "missing toolName"},
+		{"gemini other event", "gemini", `{"hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`, "read gemini payload: hook event is AfterTool, want BeforeTool"},
+		{"gemini without command", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{}}`, "tool_input has no command"},
+		{"gemini dir_path not a string", "gemini", `{"tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":1}}`, "tool_input: dir_path is not a string"},
+		{"cursor other event", "cursor", `{"hook_event_name":"afterFileEdit"}`, "read cursor payload: hook event is afterFileEdit"},
+		{"cursor shell without command", "cursor", `{"hook_event_name":"beforeShellExecution","cwd":"/w"}`, "beforeShellExecution payload has no command"},
+		{"cursor command not a string", "cursor", `{"hook_event_name":"beforeShellExecution","command":["ls"]}`, "command is not a string"},
+		{"cursor preToolUse without tool_input", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Shell"}`, "missing tool_input"},
+		{"codex other event", "codex", geminiSample, "read codex payload: hook event is BeforeTool, want PreToolUse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,6 +211,69 @@ func TestEncode(t *testing.T) {
 			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
+			"gemini deny sample", "gemini", geminiFullSample, Answer{Verdict: "deny", Reason: "ctxguard: az subscription prod-sub != dev-sub"},
+			`{"decision":"deny","reason":"ctxguard: az subscription prod-sub != dev-sub"}`,
+		},
+		{"gemini allow is silence", "gemini", geminiFullSample, Answer{Verdict: "allow"}, ""},
+		{
+			"gemini ask", "gemini", geminiFullSample, Answer{Verdict: "ask", Reason: "destructive"},
+			`{"decision":"ask","reason":"destructive"}`,
+		},
+		{
+			"gemini rewrite sends no decision", "gemini", geminiFullSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound},
+			`{"systemMessage":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
+		},
+		{
+			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound, RewriteAs: "ask"},
+			`{"decision":"ask","reason":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
+		},
+		{
+			"gemini ask with the bound line", "gemini", geminiFullSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			`{"decision":"ask","reason":"destructive","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
+		},
+		{
+			"cursor shell deny", "cursor", cursorShellSample, Answer{Verdict: "deny", Reason: "wrong subscription"},
+			`{"permission":"deny","user_message":"wrong subscription","agent_message":"wrong subscription"}`,
+		},
+		{"cursor shell allow is silence", "cursor", cursorShellSample, Answer{Verdict: "allow"}, ""},
+		{
+			"cursor shell ask", "cursor", cursorShellSample, Answer{Verdict: "ask", Reason: "destructive"},
+			`{"permission":"ask","user_message":"destructive","agent_message":"destructive"}`,
+		},
+		{
+			"cursor shell cannot rewrite: deny with the fixed command", "cursor", cursorShellSample, Answer{Verdict: "rewrite", Reason: "[ctxguard/az.rebind] bound", Command: bound},
+			`{"permission":"deny","user_message":"[ctxguard/az.rebind] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub","agent_message":"[ctxguard/az.rebind] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}`,
+		},
+		{
+			"cursor shell ask with a bound line: deny with the fixed command", "cursor", cursorShellSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			`{"permission":"deny","user_message":"destructive — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub","agent_message":"destructive — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}`,
+		},
+		{
+			"cursor preToolUse rewrite", "cursor", cursorToolSample, Answer{Verdict: "rewrite", Command: bound},
+			`{"permission":"allow","updated_input":{"command":"az group list --subscription dev-sub","working_directory":"/home/dev/infra/sub"}}`,
+		},
+		{
+			"cursor preToolUse cannot ask", "cursor", cursorToolSample, Answer{Verdict: "ask", Reason: "destructive"},
+			`{"permission":"deny","user_message":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves","agent_message":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves"}`,
+		},
+		{
+			"codex deny", "codex", codexSample, Answer{Verdict: "deny", Reason: "no"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
+		},
+		{"codex allow is silence", "codex", codexSample, Answer{Verdict: "allow"}, ""},
+		{
+			"codex rewrite is allow with updatedInput, whatever the mode", "codex", codexSample, Answer{Verdict: "rewrite", Command: bound},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"az group list --subscription dev-sub"}}}`,
+		},
+		{
+			"codex cannot ask", "codex", codexSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves, as: az group list --subscription dev-sub"}}`,
+		},
+		{
+			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound, RewriteAs: "ask"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}}`,
+		},
+		{
 			"copilot rewrite keeps unknown args", "copilot",
 			`{"toolName":"bash","toolArgs":"{\"command\":\"az group list\",\"mode\":\"async\",\"initial_wait\":600000,\"x\":{\"y\":null}}"}`,
 			Answer{Verdict: "rewrite", Command: bound},
@@ -284,10 +367,9 @@ func TestEncodeErrors(t *testing.T) {
 	}
 	for _, name := range Names() {
 		h, _ := Lookup(name)
-		payload := claudeSample
-		if name == "copilot" {
-			payload = copilotSample
-		}
+		payload := map[string]string{
+			"claude": claudeSample, "copilot": copilotSample, "gemini": geminiSample, "cursor": cursorToolSample, "codex": codexSample,
+		}[name]
 		tests := []struct {
 			name   string
 			req    *Request
@@ -323,9 +405,13 @@ func TestDetect(t *testing.T) {
 		name, payload, want string
 	}{
 		{"claude", claudeSample, "claude"},
-		{"codex uses the claude shape", codexSample, "claude"},
+		{"codex: the claude shape with turn_id", codexSample, "codex"},
+		{"codex without a model", `{"session_id":"s","turn_id":"t","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, "codex"},
 		{"claude, non-shell tool", `{"hook_event_name":"PreToolUse","tool_name":"Read","permission_mode":"default"}`, "claude"},
-		{"gemini goes to claude, whose Decode names the event", geminiSample, "claude"},
+		{"gemini", geminiSample, "gemini"},
+		{"cursor beforeShellExecution", cursorShellSample, "cursor"},
+		{"cursor preToolUse", cursorToolSample, "cursor"},
+		{"cursor without an event name", `{"conversation_id":"c","command":"ls","cwd":"/w"}`, "cursor"},
 		{"copilot string toolArgs", copilotSample, "copilot"},
 		{"copilot object toolArgs", copilotObjectSample, "copilot"},
 		{"copilot snake_case", copilotSnakeSample, "copilot"},
@@ -352,7 +438,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	for _, name := range []string{"claude", "copilot"} {
+	for _, name := range []string{"claude", "copilot", "gemini", "cursor", "codex"} {
 		h, ok := Lookup(name)
 		if !ok || h.Name() != name {
 			t.Errorf("Lookup(%q) = %v, %v", name, h, ok)
@@ -361,7 +447,7 @@ func TestLookup(t *testing.T) {
 	if h, ok := Lookup("Claude"); ok {
 		t.Errorf("Lookup(%q) = %v, want none", "Claude", h)
 	}
-	if diff := cmp.Diff([]string{"claude", "copilot"}, Names()); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "copilot", "gemini", "cursor", "codex"}, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
 }

@@ -486,3 +486,36 @@ func TestSystemPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadForget checks that session memory, once a layer turns it off, stays off: a project
+// file cannot turn it back on, and any layer may turn it off.
+func TestLoadForget(t *testing.T) {
+	tests := []struct {
+		name          string
+		user, project string
+		want          bool
+		wantSrc       string // the file that turned it off
+	}{
+		{"on by default", "version: 1\n", "version: 1\n", false, ""},
+		{"the user's off wins over the project's on", "session: {remember: false}\n", "session: {remember: true}\n", true, "home/.config/ctxguard/policy.yaml"},
+		{"the project may turn it off", "version: 1\n", "session: {remember: false}\n", true, "home/repo/.ctxguard.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			tr.write("home/.config/ctxguard/policy.yaml", tt.user)
+			tr.write("home/repo/.ctxguard.yaml", tt.project)
+			got, err := Load(tr.options("home/repo"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSrc := rules.Source{}
+			if tt.wantSrc != "" {
+				wantSrc = rules.Source{File: tr.path(tt.wantSrc), Line: 1}
+			}
+			if got.Forget != tt.want || got.ForgetSrc != wantSrc {
+				t.Errorf("Forget = %v from %v, want %v from %v", got.Forget, got.ForgetSrc, tt.want, wantSrc)
+			}
+		})
+	}
+}

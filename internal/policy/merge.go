@@ -26,6 +26,9 @@ func merge(dst, src *rules.Policy) {
 	dst.Destructive, dst.DestructiveSrc = stricter(dst.Destructive, dst.DestructiveSrc, src.Destructive, src.DestructiveSrc)
 	dst.RewriteMode, dst.RewriteModeSrc = stricter(dst.RewriteMode, dst.RewriteModeSrc, src.RewriteMode, src.RewriteModeSrc)
 	dst.Rules = append(dst.Rules, src.Rules...)
+	if src.Forget && !dst.Forget {
+		dst.Forget, dst.ForgetSrc = true, src.ForgetSrc
+	}
 }
 
 // stricter picks the stricter setting with its source. For rewrite, ask is stricter than allow,

@@ -22,7 +22,14 @@ type fileSchema struct {
 	Contexts    map[string]*contextSchema `yaml:"contexts"`
 	Destructive *string                   `yaml:"destructive"`
 	Rewrite     *string                   `yaml:"rewrite"`
+	Session     *sessionSchema            `yaml:"session"`
 	Rules       []*ruleSchema             `yaml:"rules"`
+}
+
+// sessionSchema is what the policy says about session memory (the switches ctxguard remembers
+// for an agent session, to bind that session's later commands to them).
+type sessionSchema struct {
+	Remember *bool `yaml:"remember"`
 }
 
 type contextSchema struct {
@@ -77,6 +84,9 @@ func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, 
 	}
 	p.Destructive, p.DestructiveSrc = c.setting("destructive", s.Destructive, destructiveWords)
 	p.RewriteMode, p.RewriteModeSrc = c.setting("rewrite", s.Rewrite, rewriteWords)
+	if s.Session != nil && s.Session.Remember != nil && !*s.Session.Remember {
+		p.Forget, p.ForgetSrc = true, c.src("session.remember")
+	}
 	p.Rules = c.rules(s.Rules, layer)
 	if err := c.err(); err != nil {
 		return nil, err

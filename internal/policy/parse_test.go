@@ -74,6 +74,16 @@ rules:
 			},
 		},
 		{
+			name: "session memory turned off",
+			yaml: "version: 1\nsession:\n  remember: false\n",
+			want: &rules.Policy{Forget: true, ForgetSrc: src(3)},
+		},
+		{
+			name: "session memory left on says nothing",
+			yaml: "session: {remember: true}\n",
+			want: &rules.Policy{},
+		},
+		{
 			name: "a provider named without settings is checked",
 			yaml: "contexts:\n  kubectl:\n  az: {}\n",
 			want: &rules.Policy{Contexts: map[string]*rules.ContextPolicy{"kubectl": {}, "az": {}}},
@@ -128,7 +138,9 @@ func TestParseErrors(t *testing.T) {
 		yaml string
 		want string // the whole error text
 	}{
-		{"unknown top-level key", "version: 1\nsession: {remember: true}\n", file + `:2:1: unknown key "session"`},
+		{"unknown top-level key", "version: 1\nsesion: {remember: true}\n", file + `:2:1: unknown key "sesion"`},
+		{"unknown session key", "session: {remeber: false}\n", file + `:1:11: unknown key "remeber"`},
+		{"session remember is not a boolean", "session: {remember: no-thanks}\n", file + ":1:21: cannot unmarshal !!str `no-thanks` into bool"},
 		{"unknown context key", "contexts:\n  az:\n    alow: [x]\n", file + `:3:5: unknown key "alow"`},
 		{"unknown rule key", "rules:\n  - match: az group delete\n    decison: deny\n", file + `:3:5: unknown key "decison"`},
 		{"malformed yaml", "contexts:\n  az: [\n", file + ":2: did not find expected node content"},

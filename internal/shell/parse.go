@@ -254,11 +254,13 @@ func (w *walker) stmt(f frame, st *syntax.Stmt, sc *scope, pipeIn *syntax.Stmt) 
 	switch cmd := st.Cmd.(type) {
 	case nil:
 		w.substRedirs(f, st.Redirs, sc)
+		w.redirOnly(f, st, sc)
 	case *syntax.CallExpr:
 		w.callExpr(f, st, cmd, sc, pipeIn)
 	default:
 		w.substRedirs(f, st.Redirs, sc)
 		w.command(f, st, sc)
+		w.redirOnly(f, st, sc)
 	}
 }
 
@@ -457,6 +459,7 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 	w.substRedirs(f, st.Redirs, sc)
 	if len(ce.Args) == 0 {
 		w.assignOnly(f, ce.Assigns, sc)
+		w.redirOnly(f, st, sc)
 		return
 	}
 	cmd := &simpleCmd{syn: ce.Args, stmt: st, pipeIn: pipeIn, words: make([]rules.Word, len(ce.Args))}
@@ -475,7 +478,11 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		ch.env = mergeEnv(ch.env, add...)
 		ch.start, _ = f.offsets(ce.Assigns[0])
 	}
+	first := len(w.calls)
 	w.resolve(f, sc, cmd, 0, len(cmd.words), ch)
+	if first < len(w.calls) {
+		w.calls[first].Writes = f.writes(st.Redirs)
+	}
 }
 
 // assignOnly handles `VAR=x` without a command: a shell variable, which reaches the environment

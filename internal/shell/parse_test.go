@@ -504,6 +504,7 @@ func TestParseExact(t *testing.T) {
 				Args: []rules.Word{w("group", true, 7, 12), w("list", true, 13, 17), w("--sub", true, 18, 23), w("a b", true, 24, 29)},
 				Env:  []rules.Assign{{Name: "X", Value: w("1", true, 2, 3), Prefix: true}},
 				Src:  `X=1 az group list --sub "a b" > out # done`, Start: 0, End: 29,
+				Writes: []rules.Word{w("out", true, 32, 35)},
 			}},
 		},
 		{

@@ -1,0 +1,11 @@
+package builtin
+
+import _ "embed"
+
+//go:embed protect.yaml
+var protect []byte
+
+// Protect returns protect.yaml: the commands that write the files named in their arguments,
+// and which arguments those are. The guard uses it to keep an agent from changing ctxguard's
+// own policy and hooks; it is data so that the Go code names no command.
+func Protect() []byte { return protect }

@@ -1,0 +1,564 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/hookfile"
+	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+func init() {
+	register(&command{
+		name:    "doctor",
+		summary: "check the policy, the CLIs' contexts and every harness's hook, and run the hook once",
+		usage:   builtin.Help("doctor"),
+		run:     runDoctor,
+	})
+}
+
+// probeCommand is the harmless command the self-test sends through each installed hook. It
+// calls no CLI that a provider guards, so any answer but silence means the hook is broken (a
+// policy that does not load denies every command).
+const probeCommand = "echo ctxguard-self-test"
+
+// probeTimeout bounds one self-test run; the harnesses' own limits are 30 s and more, but a hook
+// that needs seconds is already a problem.
+const probeTimeout = 10 * time.Second
+
+// doctor collects findings and prints them as it goes.
+type doctor struct {
+	c                  *ctx
+	p                  colour
+	problems, warnings int
+}
+
+func (d *doctor) section(title string) { fmt.Fprintf(d.c.stdout, "\n%s\n", title) }
+
+func (d *doctor) line(status, msg string) {
+	fmt.Fprintf(d.c.stdout, "  %s %s\n", status, strings.ReplaceAll(msg, "\n", "\n         "))
+}
+
+func (d *doctor) ok(format string, args ...any) {
+	d.line(d.p.good("ok   "), fmt.Sprintf(format, args...))
+}
+func (d *doctor) info(format string, args ...any) {
+	d.line(d.p.dim("-    "), fmt.Sprintf(format, args...))
+}
+
+func (d *doctor) warn(msg, fix string) {
+	d.warnings++
+	d.line(d.p.warn("warn "), msg)
+	d.fix(fix)
+}
+
+func (d *doctor) fail(msg, fix string) {
+	d.problems++
+	d.line(d.p.bad("FAIL "), msg)
+	d.fix(fix)
+}
+
+func (d *doctor) fix(fix string) {
+	if fix != "" {
+		fmt.Fprintf(d.c.stdout, "         fix: %s\n", strings.ReplaceAll(fix, "\n", "\n              "))
+	}
+}
+
+func runDoctor(c *ctx, args []string) error {
+	if err := parse(flags("doctor"), args); err != nil {
+		return err
+	}
+	wd, err := c.getwd()
+	if err != nil {
+		return err
+	}
+	d := &doctor{c: c, p: c.colour()}
+	self, err := c.self()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "%s at %s\nchecking %s\n", version(), self, wd)
+
+	cat, catErr := guard.Catalog(c.env)
+	d.policies(wd, cat)
+	d.providers(wd, cat, catErr)
+	hooks := d.harnesses(wd)
+	d.selfTest(wd, self, hooks)
+
+	fmt.Fprintln(c.stdout)
+	switch {
+	case d.problems > 0:
+		return exitError{code: exitFailure, msg: fmt.Sprintf("%s, %s: see the fixes above", count(d.problems, "problem"), count(d.warnings, "warning"))}
+	case d.warnings > 0:
+		fmt.Fprintf(c.stdout, "%s, no problem\n", count(d.warnings, "warning"))
+	default:
+		fmt.Fprintln(c.stdout, d.p.good("everything is in order"))
+	}
+	return nil
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// policies lists the policy files per layer, and parses each one found on its own so that the
+// one that fails names itself.
+func (d *doctor) policies(wd string, cat *providers.Catalog) {
+	d.section("policy")
+	var names []string
+	if cat != nil {
+		names = cat.Names()
+	}
+	layers, err := policy.Layers(guard.PolicyOptions(wd, d.c.env, names))
+	if err != nil {
+		d.fail(err.Error(), "make the file readable; until then the hook denies every command")
+		return
+	}
+	found := 0
+	for _, l := range layers {
+		if !l.Found {
+			where := l.File
+			if l.Name == policy.Project {
+				where = fmt.Sprintf("no %s from here up", policy.ProjectFile)
+			}
+			d.info("%-8s %s (none)", l.Name, d.c.home(where))
+			continue
+		}
+		found++
+		data, err := os.ReadFile(l.File)
+		if err == nil && cat == nil {
+			d.info("%-8s %s (not checked: the providers do not load, see below)", l.Name, d.c.home(l.File))
+			continue
+		}
+		if err == nil {
+			_, err = policy.Parse(data, l.File, l.Name, names)
+		}
+		if err != nil {
+			d.fail(fmt.Sprintf("%-8s %s", l.Name, strings.Join(messages(err), "\n")),
+				fmt.Sprintf("correct the file (ctxguard validate %s lists every problem); until then the hook denies every command", l.File))
+			continue
+		}
+		d.ok("%-8s %s", l.Name, d.c.home(l.File))
+	}
+	if found == 0 {
+		d.warn("no policy applies here, so the hook allows every command",
+			"write one for this repository: ctxguard init")
+	}
+}
+
+// messages splits an error into its lines: every problem of a joined error.
+func messages(err error) []string {
+	var out []string
+	for _, e := range unjoin(err) {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// providers shows each provider's active context here and the state it came from.
+func (d *doctor) providers(wd string, cat *providers.Catalog, catErr error) {
+	d.section("providers (the context a command run here would use)")
+	if catErr != nil {
+		d.fail(catErr.Error(), "correct or remove the provider file; until then the hook denies every command")
+		return
+	}
+	for _, st := range guard.States(cat, wd, d.c.env) {
+		var se *providers.StateError
+		switch {
+		case errors.As(st.Err, &se):
+			d.fail(fmt.Sprintf("%-10s %v", st.Name, st.Err),
+				fmt.Sprintf("repair %s with the CLI's own commands, or move it away; until then the hook denies this CLI's commands", se.File))
+		case st.Err != nil:
+			d.fail(fmt.Sprintf("%-10s %v", st.Name, st.Err), "correct the provider file")
+		case st.Active.Value == "":
+			d.info("%-10s no active %s%s", st.Name, st.Spec.Noun, d.from(st.Active))
+		case st.Active.Source == "default":
+			d.info("%-10s %s %s, the CLI's default (no state sets one)", st.Name, st.Spec.Noun, display(st.Active))
+		default:
+			d.ok("%-10s %s %s%s", st.Name, st.Spec.Noun, display(st.Active), d.from(st.Active))
+		}
+	}
+}
+
+func display(a providers.Active) string {
+	if a.Name != "" && a.Name != a.Value {
+		return fmt.Sprintf("%s (%s)", a.Name, a.Value)
+	}
+	return a.Value
+}
+
+// from says where an active context came from.
+func (d *doctor) from(a providers.Active) string {
+	switch {
+	case a.Source == "file" && a.Key != "":
+		return fmt.Sprintf(" from %s, %s", d.c.home(a.File), a.Key)
+	case a.Source == "file":
+		return " from " + d.c.home(a.File)
+	case a.Source != "":
+		return " from " + a.Source
+	case a.File != "":
+		return " (" + d.c.home(a.File) + " sets none)"
+	}
+	return " (no state file)"
+}
+
+// installed is one of ctxguard's hooks found in a harness's file.
+type installed struct {
+	setup  *harness.Setup
+	file   string
+	hook   hookfile.Hook
+	plugin bool // the hook of ctxguard's plugin, which the settings file only enables
+}
+
+// harnesses finds the files of every harness that run ctxguard, and the ones that would run it
+// twice.
+func (d *doctor) harnesses(wd string) []installed {
+	d.section("harnesses")
+	root := projectRoot(wd)
+	var all []installed
+	for _, s := range harness.Setups() {
+		var here []installed
+		for _, f := range d.hookFiles(s, root) {
+			data, err := os.ReadFile(f)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err == nil {
+				var hooks []hookfile.Hook
+				if hooks, err = hookfile.Find(data, f, hookfile.Layout{Nested: s.Nested, Events: s.Events}); err == nil {
+					for _, h := range hooks {
+						here = append(here, installed{s, f, h, false})
+					}
+					continue
+				}
+			}
+			d.fail(fmt.Sprintf("%-8s %v", s.Harness, err), fmt.Sprintf("%s cannot read this file either: correct it by hand", s.Title))
+		}
+		plugins := d.plugins(s, root)
+		if len(here) == 0 && len(plugins) == 0 {
+			d.info("%-8s not installed (ctxguard install %s)", s.Harness, s.Harness)
+		}
+		for _, in := range here {
+			line, col := in.hook.Pos()
+			d.ok("%-8s %s:%d:%d runs %s", s.Harness, d.c.home(in.file), line, col, describe(in.hook, d.c.env.OS))
+		}
+		if len(here) > 0 && len(plugins) > 0 {
+			d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from the plugin and from %s", s.Title, d.c.home(here[0].file)),
+				fmt.Sprintf("keep one: ctxguard uninstall %s, or disable the plugin (/plugin)", s.Harness))
+		}
+		all = append(all, here...)
+		all = append(all, plugins...)
+	}
+	if len(all) == 0 {
+		d.fail("no harness on this machine runs ctxguard", "wire it in: ctxguard install claude (or copilot, gemini, cursor, codex)")
+		return nil
+	}
+	d.twice(all, root)
+	return all
+}
+
+// pluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json in
+// the repository; a test keeps the two equal). The plugin runs ctxguard from PATH.
+const pluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
+
+// plugins finds ctxguard's Claude Code plugin enabled in the harness's settings
+// (enabledPlugins: {"ctxguard@MARKETPLACE": true}), and returns the hook it runs.
+func (d *doctor) plugins(s *harness.Setup, root string) []installed {
+	if s.Harness != "claude" {
+		return nil
+	}
+	var out []installed
+	for _, f := range d.hookFiles(s, root) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		doc, err := hookfile.Parse(data, f)
+		if err != nil {
+			continue // reported with the file's hooks
+		}
+		enabled := doc.Root.Get("enabledPlugins")
+		if enabled == nil || enabled.Kind != hookfile.Object {
+			continue
+		}
+		for _, p := range enabled.Children {
+			if !strings.HasPrefix(p.Key, "ctxguard@") || string(p.Raw()) != "true" {
+				continue
+			}
+			hooks, _ := hookfile.Find([]byte(pluginHooks), "plugin", hookfile.Layout{Nested: true, Events: s.Events})
+			line, col := p.Pos()
+			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), line, col, p.Key)
+			for _, h := range hooks {
+				out = append(out, installed{s, f, h, true})
+			}
+		}
+	}
+	return out
+}
+
+// hookFiles are the files a harness reads hooks from, for doctor: the user and project files,
+// the other project files it reads, and for a harness that reads a whole folder, every *.json
+// file there.
+func (d *doctor) hookFiles(s *harness.Setup, root string) []string {
+	var files []string
+	if d.c.env.Home != "" {
+		files = append(files, filepath.FromSlash(s.UserFile(d.c.env.Home, d.c.env.Lookup)))
+	}
+	files = append(files, filepath.Join(root, filepath.FromSlash(s.ProjectFile)))
+	for _, f := range s.Also {
+		files = append(files, filepath.Join(root, filepath.FromSlash(f)))
+	}
+	if s.Glob {
+		for _, f := range slices.Clone(files) {
+			more, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "*.json"))
+			files = append(files, more...)
+		}
+	}
+	slices.Sort(files)
+	return slices.Compact(files)
+}
+
+func describe(h hookfile.Hook, goos string) string {
+	argv, line := h.Command(goos)
+	if argv != nil {
+		return strings.Join(argv, " ")
+	}
+	return line
+}
+
+// twice warns about harnesses that would run ctxguard twice for one command: Copilot CLI reads
+// the project's .claude/settings*.json besides its own hooks, and Cursor (with third-party hooks
+// on) reads every .claude settings file.
+func (d *doctor) twice(all []installed, root string) {
+	var claude []installed
+	for _, in := range all {
+		if in.setup.Harness == "claude" {
+			claude = append(claude, in)
+		}
+	}
+	if len(claude) == 0 {
+		return
+	}
+	for _, other := range []struct {
+		name, why string
+		project   bool // reads only the project's .claude files
+	}{
+		{"copilot", "Copilot CLI also runs the hooks in the project's .claude/settings.json and settings.local.json", true},
+		{"cursor", "Cursor, with third-party hooks on, also runs the hooks in .claude/settings*.json and ~/.claude/settings.json", false},
+	} {
+		var own, shared []string
+		for _, in := range all {
+			if in.setup.Harness == other.name {
+				own = append(own, d.c.home(in.file))
+			}
+		}
+		for _, in := range claude {
+			if !other.project || strings.HasPrefix(in.file, root+string(filepath.Separator)) {
+				shared = append(shared, d.c.home(in.file))
+			}
+		}
+		if len(own) == 0 || len(shared) == 0 {
+			continue
+		}
+		d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from %s and from %s (%s)",
+			other.name, strings.Join(slices.Compact(own), ", "), strings.Join(slices.Compact(shared), ", "), other.why),
+			fmt.Sprintf("keep one: ctxguard uninstall %s (the .claude entry answers %s in its own protocol)", other.name, other.name))
+	}
+}
+
+// selfTest feeds each distinct installed hook command a payload for a harmless command, as its
+// harness would, and checks that it answers with silence.
+func (d *doctor) selfTest(wd, self string, hooks []installed) {
+	if len(hooks) == 0 {
+		return
+	}
+	d.section("self-test (" + probeCommand + " through each installed hook)")
+	seen := map[string]bool{}
+	for _, in := range hooks {
+		argv, line := in.hook.Command(d.c.env.OS)
+		key := in.setup.Harness + "\x00" + in.hook.Event + "\x00" + strings.Join(argv, "\x00") + "\x00" + line
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		where := fmt.Sprintf("%-8s %s", in.setup.Harness, d.c.home(in.file))
+		if argv == nil && line == "" {
+			d.fail(where+": the entry has no command", "ctxguard install "+in.setup.Harness)
+			continue
+		}
+		// A repository's files are not the user's: the self-test runs an entry from one only
+		// when it is exactly what ctxguard install writes for this binary, so that doctor in a
+		// freshly cloned repository never runs a command the repository chose.
+		if !in.plugin && !d.userFile(in.setup, in.file) && !d.expected(in, self) {
+			d.warn(fmt.Sprintf("%s: not run: the repository's entry differs from what ctxguard install writes for this binary", where),
+				fmt.Sprintf("if it is yours: ctxguard install %s --scope project", in.setup.Harness))
+			continue
+		}
+		prog := program(argv, line)
+		if !filepath.IsAbs(prog) {
+			if p, err := exec.LookPath(prog); err == nil {
+				prog, _ = filepath.Abs(p)
+			}
+		}
+		if _, err := os.Stat(prog); err != nil {
+			d.fail(fmt.Sprintf("%s runs %s, which is not there", where, prog), "point it at this binary: ctxguard install "+in.setup.Harness)
+			continue
+		}
+		if !sameFile(prog, self) {
+			d.warn(fmt.Sprintf("%s runs %s, not this binary (%s)", where, prog, self),
+				fmt.Sprintf("to run this one: ctxguard install %s", in.setup.Harness))
+		}
+		payload := in.setup.Probe(in.hook.Event, probeCommand, wd)
+		msg, err := d.probe(wd, argv, line, in.setup.Harness == "copilot", payload)
+		if err != nil {
+			d.fail(fmt.Sprintf("%s: %v", where, err), fmt.Sprintf("run ctxguard install %s from the ctxguard binary you want the hook to use", in.setup.Harness))
+			continue
+		}
+		if msg != "" {
+			d.fail(fmt.Sprintf("%s: the hook refuses a harmless command: %s", where, msg),
+				"the reason says what is wrong (most often a policy that does not load: see policy above)")
+			continue
+		}
+		d.ok("%s: allowed, silently (exit 0)", where)
+	}
+}
+
+// userFile reports whether a harness's file is the user's own (its user-scope file, or a file
+// in that file's folder for a harness that reads the whole folder) rather than a project's.
+func (d *doctor) userFile(s *harness.Setup, file string) bool {
+	if d.c.env.Home == "" {
+		return false
+	}
+	own := filepath.FromSlash(s.UserFile(d.c.env.Home, d.c.env.Lookup))
+	return file == own || s.Glob && filepath.Dir(file) == filepath.Dir(own)
+}
+
+// expected reports whether a found handler is one that ctxguard install writes for the binary
+// at self (with or without --rewrite).
+func (d *doctor) expected(in installed, self string) bool {
+	for _, e := range in.setup.Entries(self, harness.Options{GOOS: d.c.env.OS, Rewrite: true}) {
+		doc, err := hookfile.Parse(e.Value, "entry")
+		if err != nil {
+			continue
+		}
+		h := doc.Root
+		if in.setup.Nested {
+			if hs := h.Get("hooks"); hs != nil && len(hs.Children) == 1 {
+				h = hs.Children[0]
+			}
+		}
+		if hookfile.Same(h.Raw(), in.hook.Handler.Raw()) {
+			return true
+		}
+	}
+	return false
+}
+
+// program is the program a hook runs: argv[0], or a shell line's first word.
+func program(argv []string, line string) string {
+	if argv != nil {
+		return argv[0]
+	}
+	line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "&"))
+	if line != "" && (line[0] == '\'' || line[0] == '"') {
+		if end := strings.IndexByte(line[1:], line[0]); end >= 0 {
+			return line[1 : 1+end]
+		}
+	}
+	word, _, _ := strings.Cut(line, " ")
+	return word
+}
+
+// probe runs one hook command with a payload on stdin, as the harness would: argv directly, a
+// line through the system's shell. It returns the reason of a refusal ("" for silence) or an
+// error when the hook cannot run or answers something that is not an answer.
+func (d *doctor) probe(wd string, argv []string, line string, powershell bool, payload []byte) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	switch {
+	case argv != nil:
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+	case d.c.env.OS == "windows" && powershell:
+		cmd = exec.CommandContext(ctx, "powershell", "-NoProfile", "-Command", line)
+	case d.c.env.OS == "windows":
+		cmd = exec.CommandContext(ctx, "cmd", "/C", line)
+	default:
+		cmd = exec.CommandContext(ctx, "sh", "-c", line)
+	}
+	cmd.Dir = wd
+	cmd.Stdin = bytes.NewReader(payload)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("the hook did not answer within %v, and harnesses let a command run when their hook times out", probeTimeout)
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return "", fmt.Errorf("the hook exits %d: %s", ee.ExitCode(), strings.TrimSpace(stderr.String()))
+	}
+	if err != nil {
+		return "", fmt.Errorf("the hook cannot start: %v", err)
+	}
+	out := bytes.TrimSpace(stdout.Bytes())
+	if len(out) == 0 {
+		return "", nil
+	}
+	var answer map[string]any
+	if err := json.Unmarshal(out, &answer); err != nil {
+		return "", fmt.Errorf("the hook printed something that is not an answer: %q", truncate(string(out), 200))
+	}
+	return reasonOf(answer), nil
+}
+
+// reasonOf digs the reason out of any harness's answer.
+func reasonOf(answer map[string]any) string {
+	if spec, ok := answer["hookSpecificOutput"].(map[string]any); ok {
+		if r, ok := spec["permissionDecisionReason"].(string); ok {
+			return r
+		}
+	}
+	for _, k := range []string{"permissionDecisionReason", "reason", "agent_message", "systemMessage"} {
+		if r, ok := answer[k].(string); ok && r != "" {
+			return r
+		}
+	}
+	b, _ := json.Marshal(answer)
+	return string(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

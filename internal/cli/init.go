@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/policy"
+)
+
+func init() {
+	register(&command{
+		name:    "init",
+		summary: "write a starter .ctxguard.yaml that allows the contexts active right now",
+		usage:   builtin.Help("init"),
+		run:     runInit,
+	})
+}
+
+// starterContext is one provider found on this machine, for the template.
+type starterContext struct {
+	Name, About, Display, From, Quoted string
+	Label                              string // the display name, when the value is an id
+}
+
+func runInit(c *ctx, args []string) error {
+	if err := parse(flags("init"), args); err != nil {
+		return err
+	}
+	wd, err := c.getwd()
+	if err != nil {
+		return err
+	}
+	root := projectRoot(wd)
+	file := filepath.Join(root, policy.ProjectFile)
+	if _, err := os.Lstat(file); err == nil {
+		return exitError{code: exitFailure, msg: fmt.Sprintf("%s already exists; ctxguard init never overwrites a policy: edit it, or move it away to start again", file)}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	cat, err := guard.Catalog(c.env)
+	if err != nil {
+		return err
+	}
+	data := struct {
+		Schema string
+		Found  []starterContext
+		Others string
+	}{Schema: builtin.SchemaURL("policy")}
+	var others []string
+	for _, st := range guard.States(cat, root, c.env) {
+		a := st.Active
+		switch {
+		case st.Err != nil:
+			fmt.Fprintf(c.stderr, "ctxguard init: left %s out: %v\n", st.Name, st.Err)
+			continue
+		case a.Value == "" || a.Source == "default" || a.Source == "":
+			others = append(others, st.Name)
+			continue
+		}
+		q, _ := json.Marshal(a.Value)
+		from := a.Source
+		if a.Source == "file" {
+			from = c.home(a.File)
+			if rel, err := filepath.Rel(root, a.File); err == nil && filepath.IsLocal(rel) {
+				from = rel // a file of the project, the same on every clone
+			}
+		}
+		label := ""
+		if a.Name != "" && a.Name != a.Value {
+			label = a.Name
+		}
+		data.Found = append(data.Found, starterContext{
+			Name: st.Name, About: strings.TrimSuffix(st.Spec.About, "."), Display: st.Spec.Noun + " " + display(a),
+			From: from, Quoted: string(q), Label: label,
+		})
+	}
+	data.Others = strings.Join(others, ", ")
+	tmpl, err := template.New("policy").Parse(builtin.Starter())
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := tmpl.Execute(&out, data); err != nil {
+		return err
+	}
+	// What is written must load: a value no template foresaw must not leave a policy that
+	// denies every command.
+	if _, err := policy.Parse(out.Bytes(), file, policy.Project, cat.Names()); err != nil {
+		return fmt.Errorf("the starter policy does not load (%v); please report this", err)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(out.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "wrote %s\n", file)
+	if len(data.Found) == 0 {
+		fmt.Fprintln(c.stdout, "  no CLI that ctxguard knows has state on this machine yet: add contexts to it by hand")
+	}
+	for _, f := range data.Found {
+		fmt.Fprintf(c.stdout, "  %-10s allows %s\n", f.Name, f.Display)
+	}
+	fmt.Fprintln(c.stdout, "next: review it, then ctxguard install claude (or copilot, gemini, cursor, codex) and ctxguard doctor")
+	return nil
+}

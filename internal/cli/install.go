@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/diff"
+	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/hookfile"
+)
+
+func init() {
+	register(&command{
+		name:    "install",
+		summary: "wire ctxguard into a harness's hook settings (claude, copilot, gemini, cursor, codex)",
+		usage:   builtin.Help("install"),
+		run:     func(c *ctx, args []string) error { return c.wire("install", args) },
+	})
+	register(&command{
+		name:    "uninstall",
+		summary: "take ctxguard's hooks out of a harness's settings, and nothing else",
+		usage:   builtin.Help("uninstall"),
+		run:     func(c *ctx, args []string) error { return c.wire("uninstall", args) },
+	})
+}
+
+// wire runs install or uninstall for each harness named in args.
+func (c *ctx) wire(verb string, args []string) error {
+	fs := flags(verb)
+	scope := fs.String("scope", "user", "")
+	dryRun := fs.Bool("dry-run", false, "")
+	rewrite := false
+	if verb == "install" {
+		fs.BoolVar(&rewrite, "rewrite", false, "")
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"name a harness: " + strings.Join(harness.Names(), ", ")}
+	}
+	if *scope != "user" && *scope != "project" {
+		return usageError{fmt.Sprintf("--scope is user or project, not %q", *scope)}
+	}
+	var setups []*harness.Setup
+	for _, name := range fs.Args() {
+		s, ok := harness.SetupFor(name)
+		if !ok {
+			return usageError{fmt.Sprintf("unknown harness %q (known: %s)", name, strings.Join(harness.Names(), ", "))}
+		}
+		if rewrite && s.Harness != "cursor" {
+			return usageError{"--rewrite is for cursor, whose preToolUse hook can rewrite; the other harnesses' hooks rewrite already"}
+		}
+		setups = append(setups, s)
+	}
+	self := ""
+	if verb == "install" {
+		var err error
+		if self, err = c.self(); err != nil {
+			return err
+		}
+	}
+	var failed []error
+	for _, s := range setups {
+		file, err := c.hookFile(s, *scope)
+		if err == nil {
+			err = c.wireOne(verb, s, file, self, harness.Options{GOOS: c.env.OS, Rewrite: rewrite}, *dryRun)
+		}
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+	return errors.Join(failed...)
+}
+
+// hookFile is the file a harness reads ctxguard's hooks from in a scope.
+func (c *ctx) hookFile(s *harness.Setup, scope string) (string, error) {
+	if scope == "user" {
+		if c.env.Home == "" {
+			return "", errors.New("no home directory: set HOME, or use --scope project")
+		}
+		return filepath.FromSlash(s.UserFile(c.env.Home, c.env.Lookup)), nil
+	}
+	wd, err := c.getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(projectRoot(wd), filepath.FromSlash(s.ProjectFile)), nil
+}
+
+func (c *ctx) wireOne(verb string, s *harness.Setup, file, self string, o harness.Options, dryRun bool) error {
+	old, err := os.ReadFile(file)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", file, err)
+	}
+	layout := hookfile.Layout{Nested: s.Nested, Events: s.Events}
+	var out []byte
+	remove := false
+	if verb == "install" {
+		var entries []hookfile.Entry
+		for _, e := range s.Entries(self, o) {
+			entries = append(entries, hookfile.Entry{Event: e.Event, Value: e.Value})
+		}
+		out, err = hookfile.Install(old, file, layout, []byte(s.Skeleton), entries)
+	} else if exists {
+		out, err = hookfile.Uninstall(old, file, layout)
+		remove = err == nil && string(out) != string(old) && s.Own && hookfile.Same(out, []byte(s.Skeleton))
+	}
+	if err != nil {
+		return fmt.Errorf("%w\n  %s is left as it is: fix it by hand, then run ctxguard %s %s again", err, file, verb, s.Harness)
+	}
+	switch {
+	case verb == "uninstall" && (!exists || string(out) == string(old)):
+		fmt.Fprintf(c.stdout, "%s: ctxguard is not installed in %s\n", s.Title, file)
+		return nil
+	case verb == "install" && exists && string(out) == string(old):
+		fmt.Fprintf(c.stdout, "%s: ctxguard is already installed in %s\n", s.Title, file)
+		return nil
+	}
+	if remove {
+		out = nil
+	}
+	if dryRun {
+		from, to := file, file
+		if !exists {
+			from = "/dev/null"
+		}
+		if remove {
+			to = "/dev/null"
+		}
+		fmt.Fprint(c.stdout, diff.Unified(from, to, old, out))
+		return nil
+	}
+	if remove {
+		if err := os.Remove(file); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s: removed %s, which held only ctxguard's hook\n", s.Title, file)
+		return nil
+	}
+	if err := writeFile(file, out); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	if verb == "uninstall" {
+		fmt.Fprintf(c.stdout, "%s: took ctxguard's hooks out of %s\n", s.Title, file)
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "%s: ctxguard runs before every shell command (%s)\n", s.Title, file)
+	if s.Note != "" {
+		fmt.Fprintf(c.stdout, "  note: %s\n", s.Note)
+	}
+	fmt.Fprintln(c.stdout, "  check it with: ctxguard doctor")
+	return nil
+}

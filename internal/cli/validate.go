@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+func init() {
+	register(&command{
+		name:    "validate",
+		summary: "check policy and provider files, printing every problem as file:line:col",
+		usage:   builtin.Help("validate"),
+		run:     runValidate,
+	})
+	register(&command{
+		name:    "schema",
+		summary: "print the JSON Schema of policy or provider files, for editors",
+		usage:   builtin.Help("schema"),
+		run:     runSchema,
+	})
+}
+
+// topCommands finds a top-level commands: key, the mark of a provider file.
+var topCommands = regexp.MustCompile(`(?m)^commands[ \t]*:`)
+
+// source is one file to validate.
+type source struct {
+	index int
+	file  string
+	kind  string // "policy" or "provider"
+	data  []byte
+}
+
+func runValidate(c *ctx, args []string) error {
+	fs := flags("validate")
+	kind := fs.String("kind", "", "")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *kind != "" && *kind != "policy" && *kind != "provider" {
+		return usageError{fmt.Sprintf("--kind is policy or provider, not %q", *kind)}
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		var err error
+		if files, err = c.defaultFiles(); err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			fmt.Fprintln(c.stderr, "ctxguard validate: no policy or provider file applies here; name the files to check")
+			return nil
+		}
+	}
+	// findings[i] are the problems of files[i], printed in the order the files were named.
+	findings := make([][]string, len(files))
+	var srcs []source
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			findings[i] = []string{fmt.Sprintf("%s: %v", f, errors.Unwrap(err))}
+			continue
+		}
+		k := *kind
+		if k == "" {
+			k = "policy"
+			if filepath.Base(filepath.Dir(f)) == "providers" || topCommands.Match(data) {
+				k = "provider"
+			}
+		}
+		srcs = append(srcs, source{i, f, k, data})
+	}
+
+	// Providers first: a policy may name the providers given with it.
+	cat, err := guard.Catalog(c.env)
+	var known []string
+	if err == nil {
+		known = cat.Names()
+	}
+	builtins := guard.BuiltinNames()
+	named := map[string]string{}
+	for _, s := range srcs {
+		if s.kind != "provider" {
+			continue
+		}
+		spec, err := providers.Parse(s.data, s.file)
+		if err != nil {
+			findings[s.index] = sorted(err)
+			continue
+		}
+		pos, _ := codec.Locate(s.data, s.file)
+		switch prev, dup := named[spec.Name]; {
+		case slices.Contains(builtins, spec.Name):
+			findings[s.index] = append(findings[s.index], pos.Errorf("name", "provider %q is built in; a file may add a CLI, not replace one: pick another name", spec.Name).Error())
+		case dup:
+			findings[s.index] = append(findings[s.index], pos.Errorf("name", "provider %q is also defined in %s", spec.Name, prev).Error())
+		default:
+			named[spec.Name] = s.file
+		}
+		if !slices.Contains(known, spec.Name) {
+			known = append(known, spec.Name)
+		}
+	}
+	if err != nil {
+		// The user's providers folder does not load: the files given are still checked, against
+		// the built-in names.
+		fmt.Fprintf(c.stderr, "ctxguard validate: %v\n", err)
+		known = append(known, builtins...)
+	}
+	for _, s := range srcs {
+		if s.kind != "policy" {
+			continue
+		}
+		if _, err := policy.Parse(s.data, s.file, policy.Project, known); err != nil {
+			findings[s.index] = sorted(err)
+		}
+	}
+	n := 0
+	for _, fs := range findings {
+		for _, f := range fs {
+			fmt.Fprintln(c.stdout, f)
+			n++
+		}
+	}
+	if n > 0 {
+		return exitError{code: exitFailure, msg: fmt.Sprintf("%s in %s", count(n, "problem"), count(len(files), "file"))}
+	}
+	fmt.Fprintf(c.stderr, "ctxguard validate: %s, no problem\n", count(len(files), "file"))
+	return nil
+}
+
+// defaultFiles are the files a hook run here would read: the policy of each layer and the
+// user's provider files.
+func (c *ctx) defaultFiles() ([]string, error) {
+	wd, err := c.getwd()
+	if err != nil {
+		return nil, err
+	}
+	layers, err := policy.Layers(guard.PolicyOptions(wd, c.env, nil))
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, l := range layers {
+		if l.Found {
+			files = append(files, l.File)
+		}
+	}
+	more, _ := filepath.Glob(filepath.Join(guard.ProvidersDir(c.env), "*.yaml"))
+	return append(files, more...), nil
+}
+
+// sorted lists the problems of one file in the order of their positions.
+func sorted(err error) []string {
+	errs := unjoin(err)
+	pos := func(e error) (int, int) {
+		var ce *codec.Error
+		if errors.As(e, &ce) {
+			return ce.Line, ce.Col
+		}
+		return 0, 0
+	}
+	slices.SortStableFunc(errs, func(a, b error) int {
+		al, ac := pos(a)
+		bl, bc := pos(b)
+		return cmp.Or(cmp.Compare(al, bl), cmp.Compare(ac, bc))
+	})
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
+}
+
+func runSchema(c *ctx, args []string) error {
+	fs := flags("schema")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"name the kind of file: policy or provider"}
+	}
+	data, ok := builtin.Schema(fs.Arg(0))
+	if !ok {
+		return usageError{fmt.Sprintf("no schema for %q: want policy or provider", fs.Arg(0))}
+	}
+	_, err := c.stdout.Write(data)
+	return err
+}

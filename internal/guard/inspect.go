@@ -1,0 +1,63 @@
+package guard
+
+import (
+	"github.com/ctxguard/ctxguard/builtin"
+	"path/filepath"
+
+	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// This file gives `ctxguard doctor`, `init` and `validate` the pieces Decide uses, so that what
+// they report is what a hook run sees.
+
+// Catalog returns the providers a hook run knows: the built-in ones and the user's.
+func Catalog(env Env) (*providers.Catalog, error) { return catalog(env) }
+
+// ProvidersDir is the folder of the user's provider files,
+// ${XDG_CONFIG_HOME:-~/.config}/ctxguard/providers.
+func ProvidersDir(env Env) string { return filepath.Join(configHome(env), "ctxguard", "providers") }
+
+// PolicyOptions are the options Decide loads the policy with for a command run in cwd; names
+// are the known providers.
+func PolicyOptions(cwd string, env Env, names []string) policy.Options {
+	return policy.Options{Cwd: cwd, Home: env.Home, Env: env.Lookup, OS: env.OS, Providers: names}
+}
+
+// State is one provider's active context, as a call of its CLI in the directory would see it
+// with no flag and no variable set on the call.
+type State struct {
+	Name   string
+	Spec   *providers.Spec // nil when the spec does not parse (Err says why)
+	Active providers.Active
+	Err    error
+}
+
+// States resolves every provider's active context for a call in dir, in catalog order. A spec
+// that does not parse or a state file that cannot be read is reported in its State, not as an
+// error: the others are still worth showing.
+func States(cat *providers.Catalog, dir string, env Env) []State {
+	r := providers.NewReader()
+	var out []State
+	for _, name := range cat.Names() {
+		st := State{Name: name}
+		st.Spec, st.Err = cat.Spec(name)
+		if st.Err == nil {
+			st.Active, st.Err = r.Resolve(st.Spec, providers.Input{
+				Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.OS,
+				Flag: func([]string) (string, bool) { return "", false },
+			})
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// BuiltinNames are the names of the providers ctxguard ships.
+func BuiltinNames() []string {
+	cat := providers.NewCatalog()
+	if err := cat.AddCompiled(builtin.Compiled()); err != nil {
+		return nil
+	}
+	return cat.Names()
+}

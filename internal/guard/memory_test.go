@@ -1,0 +1,96 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+func TestStoreDir(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		os   string
+		want string
+	}{
+		{"XDG_STATE_HOME", map[string]string{"XDG_STATE_HOME": "/state"}, "linux", "/state/ctxguard/sessions"},
+		{"a relative XDG_STATE_HOME is ignored", map[string]string{"XDG_STATE_HOME": "state"}, "linux", "/home/u/.local/state/ctxguard/sessions"},
+		{"default", nil, "darwin", "/home/u/.local/state/ctxguard/sessions"},
+		{"LOCALAPPDATA on Windows", map[string]string{"LOCALAPPDATA": "/appdata"}, "windows", "/appdata/ctxguard/sessions"},
+		{"LOCALAPPDATA elsewhere is not XDG", map[string]string{"LOCALAPPDATA": "/appdata"}, "linux", "/home/u/.local/state/ctxguard/sessions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := Env{Home: "/home/u", OS: tt.os, Lookup: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
+			if got := store(env).Dir; got != filepath.FromSlash(tt.want) {
+				t.Errorf("store dir = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRememberOnlyWhatRuns checks that only a line the hook lets run is remembered, only with
+// memory on, and for a subagent apart from its session.
+func TestRememberOnlyWhatRuns(t *testing.T) {
+	dir := t.TempDir()
+	env := Env{Home: dir, OS: "linux", Lookup: func(k string) (string, bool) {
+		if k == "XDG_STATE_HOME" {
+			return dir, true
+		}
+		return "", false
+	}}
+	sw := []rules.Switched{{Provider: "az", Value: "B", From: "az account set -s B", Scope: "s"}}
+	for _, tt := range []struct {
+		name     string
+		verdict  rules.Verdict
+		remember bool
+		want     bool
+	}{
+		{"allow", rules.VerdictAllow, true, true},
+		{"rewrite", rules.VerdictRewrite, true, true},
+		{"ask: the human may decline", rules.VerdictAsk, true, false},
+		{"deny", rules.VerdictDeny, true, false},
+		{"memory off", rules.VerdictAllow, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Session: "session " + tt.name}
+			if err := Remember(req, env, Outcome{Verdict: tt.verdict, Remember: tt.remember, Switches: sw}); err != nil {
+				t.Fatal(err)
+			}
+			m, _ := openMemory(req, env, &rules.Policy{})
+			if _, got := m.recall("az", "s"); got != tt.want {
+				t.Errorf("remembered = %v, want %v", got, tt.want)
+			}
+		})
+	}
+
+	parent := Request{Session: "p"}
+	child := Request{Session: "p", Agent: "a1"}
+	sibling := Request{Session: "p", Agent: "a2"}
+	must(t, Remember(parent, env, Outcome{Remember: true, Switches: sw}))
+	must(t, Remember(child, env, Outcome{Remember: true, Switches: []rules.Switched{{Provider: "az", Value: "C", Scope: "s"}}}))
+	for _, tt := range []struct {
+		req  Request
+		want string
+	}{{parent, "B"}, {child, "C"}, {sibling, "B"}} {
+		m, _ := openMemory(tt.req, env, &rules.Policy{})
+		if got, _ := m.recall("az", "s"); got.Value != tt.want {
+			t.Errorf("%+v remembers %q, want %q", tt.req, got.Value, tt.want)
+		}
+	}
+	if m, note := openMemory(parent, env, &rules.Policy{Forget: true}); m != nil || note == "" {
+		t.Errorf("memory turned off: %v, note %q", m, note)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ctxguard", "sessions")); err != nil {
+		t.Error(err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

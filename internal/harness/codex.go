@@ -1,0 +1,81 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+)
+
+// codex is OpenAI Codex CLI's PreToolUse hook (https://developers.openai.com/codex/hooks). It
+// sends Claude Code's payload with a turn_id and a model, and reads Claude Code's answer, except
+// that it cannot ask: an ask (parsed but unsupported, the call then runs) becomes a deny that
+// says a human must run the command. A rewrite is allow with updatedInput, which Codex only
+// accepts together; the rewritten call still goes through Codex's own approval policy.
+type codex struct{}
+
+// codexShells maps Codex's shell tool to its shell.
+var codexShells = map[string]string{"Bash": "bash"}
+
+var codexLimits = limits{rewrite: true, ask: false}
+
+func (codex) Name() string { return "codex" }
+
+func (codex) Decode(data []byte) (*Request, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("read codex payload: %w", err)
+	}
+	req, err := decodeSnakeCase(top, "codex", codexShells)
+	if err != nil {
+		return nil, fmt.Errorf("read codex payload: %w", err)
+	}
+	return req, nil
+}
+
+func (codex) Encode(w io.Writer, req *Request, a Answer) error {
+	d, err := decide(req, narrow(a, codexLimits), "allow")
+	if err != nil {
+		return fmt.Errorf("answer codex: %w", err)
+	}
+	if d.permission == "" {
+		return nil
+	}
+	out := claudeOutput{claudeDecision{
+		HookEventName:            "PreToolUse",
+		PermissionDecision:       d.permission,
+		PermissionDecisionReason: d.reason,
+		UpdatedInput:             d.args,
+	}}
+	if err := write(w, out); err != nil {
+		return fmt.Errorf("answer codex: %w", err)
+	}
+	return nil
+}
+
+// codexSetup wires ctxguard into Codex CLI: Claude Code's layout in hooks.json, for its shell
+// tool. Codex runs a hook only once the user has trusted it in /hooks, and again after its
+// command changes (a new binary path).
+var codexSetup = Setup{
+	Harness: "codex",
+	Title:   "Codex CLI",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return homeDir(home, env, "CODEX_HOME", ".codex") + "/hooks.json"
+	},
+	ProjectFile: ".codex/hooks.json",
+	Nested:      true,
+	Events:      []string{"PreToolUse"},
+	Skeleton:    "{}\n",
+	Entries: func(self string, o Options) []Entry {
+		return []Entry{{"PreToolUse", compact(hookGroup{
+			Matcher: "^Bash$",
+			Hooks:   []commandHook{{Type: "command", Command: shellLine(o.GOOS, self, "hook", "--harness", "codex"), Timeout: timeout}},
+		})}}
+	},
+	Probe: func(_, command, cwd string) []byte {
+		return compact(map[string]any{
+			"session_id": "ctxguard-doctor", "turn_id": "ctxguard-doctor", "transcript_path": nil, "cwd": cwd,
+			"hook_event_name": "PreToolUse", "model": "ctxguard-doctor", "permission_mode": "default",
+			"tool_name": "Bash", "tool_use_id": "ctxguard-doctor", "tool_input": map[string]any{"command": command},
+		})
+	},
+	Note: "Codex runs a hook only after you trust it: open /hooks in Codex and trust the ctxguard entry (again after the binary moves).",
+}

@@ -1,0 +1,186 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+)
+
+// cursor is Cursor's agent hooks (https://cursor.com/docs/agent/hooks), on either of the two
+// events that see a shell command:
+//
+//   - beforeShellExecution sends the command at the top level ({command, cwd, …}) and takes
+//     allow, deny or ask, but cannot change the command: a rewrite becomes a deny whose reason
+//     carries the fixed command.
+//   - preToolUse (tool Shell) sends tool_input {command, working_directory} and can rewrite with
+//     updated_input, but does not enforce ask: an ask becomes a deny that says a human must run
+//     the command.
+//
+// Both answer {permission, user_message, agent_message}.
+type cursor struct{}
+
+const (
+	cursorShellEvent = "beforeShellExecution"
+	cursorToolEvent  = "preToolUse"
+)
+
+// cursorShells maps Cursor's shell tool (preToolUse) to its shell.
+var cursorShells = map[string]string{"Shell": "bash"}
+
+func (cursor) Name() string { return "cursor" }
+
+func (cursor) Decode(data []byte) (*Request, error) {
+	req, err := decodeCursor(data)
+	if err != nil {
+		return nil, fmt.Errorf("read cursor payload: %w", err)
+	}
+	return req, nil
+}
+
+func decodeCursor(data []byte) (*Request, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, err
+	}
+	event, _, err := top.str("hook_event_name")
+	if err != nil {
+		return nil, err
+	}
+	if event == "" {
+		// An older payload without the event name: the shape tells.
+		event = cursorToolEvent
+		if top.has("command") && !top.has("tool_name") {
+			event = cursorShellEvent
+		}
+	}
+	req := &Request{Harness: "cursor", event: event}
+	if err := top.strs(field{"conversation_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
+		return nil, err
+	}
+	if req.Cwd == "" {
+		req.Cwd = firstRoot(top)
+	}
+	switch event {
+	case cursorShellEvent:
+		cmd, ok, err := top.str("command")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errors.New("beforeShellExecution payload has no command")
+		}
+		req.Tool, req.Shell, req.Command = "Shell", "bash", cmd
+		return req, nil
+	case cursorToolEvent:
+		if err := top.strs(field{"tool_name", &req.Tool}); err != nil {
+			return nil, err
+		}
+		if req.Tool == "" {
+			return nil, errors.New("missing tool_name")
+		}
+		input, _ := top.get("tool_input")
+		if req, err = withShellArgs(req, cursorShells, input, "tool_input"); err != nil || req.Shell == "" {
+			return req, err
+		}
+		dir, _, err := req.args.str("working_directory")
+		if err != nil {
+			return nil, fmt.Errorf("tool_input: %w", err)
+		}
+		if dir != "" {
+			req.Cwd = dir
+		}
+		return req, nil
+	}
+	return nil, fmt.Errorf("hook event is %s, want %s or %s", event, cursorShellEvent, cursorToolEvent)
+}
+
+// firstRoot is the first of the payload's workspace_roots, "" when there is none.
+func firstRoot(top object) string {
+	raw, ok := top.get("workspace_roots")
+	if !ok {
+		return ""
+	}
+	var roots []string
+	if json.Unmarshal(raw, &roots) != nil || len(roots) == 0 {
+		return ""
+	}
+	return roots[0]
+}
+
+// cursorOutput is Cursor's answer: user_message is shown to the user, agent_message to the
+// agent.
+type cursorOutput struct {
+	Permission   string `json:"permission"`
+	UserMessage  string `json:"user_message,omitempty"`
+	AgentMessage string `json:"agent_message,omitempty"`
+	UpdatedInput object `json:"updated_input,omitempty"`
+}
+
+func (cursor) Encode(w io.Writer, req *Request, a Answer) error {
+	l := limits{rewrite: true, ask: false} // preToolUse, and a request of unknown event
+	if req != nil && req.event == cursorShellEvent {
+		l = limits{rewrite: false, ask: true}
+	}
+	// Cursor sends no permission mode; as for Copilot CLI, a rewrite is answered allow unless
+	// the policy says ask.
+	d, err := decide(req, narrow(a, l), "allow")
+	if err != nil {
+		return fmt.Errorf("answer cursor: %w", err)
+	}
+	if d.permission == "" {
+		return nil
+	}
+	out := cursorOutput{Permission: d.permission, UserMessage: d.reason, AgentMessage: d.reason, UpdatedInput: d.args}
+	if err := write(w, out); err != nil {
+		return fmt.Errorf("answer cursor: %w", err)
+	}
+	return nil
+}
+
+// cursorHook is a Cursor hook entry. failClosed makes a crash, a timeout or an unreadable answer
+// block the command instead of letting it run.
+type cursorHook struct {
+	Command    string `json:"command"`
+	Matcher    string `json:"matcher,omitempty"`
+	Timeout    int    `json:"timeout"`
+	FailClosed bool   `json:"failClosed"`
+}
+
+// cursorSetup wires ctxguard into Cursor: beforeShellExecution, which sees every shell command
+// and can ask; with Options.Rewrite also preToolUse on the Shell tool, which can bind a command
+// in place (and turns an ask into a deny).
+var cursorSetup = Setup{
+	Harness: "cursor",
+	Title:   "Cursor",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return filepath.ToSlash(filepath.Join(home, ".cursor", "hooks.json"))
+	},
+	ProjectFile: ".cursor/hooks.json",
+	Events:      []string{cursorShellEvent, cursorToolEvent},
+	Skeleton:    "{\n  \"version\": 1\n}\n",
+	Entries: func(self string, o Options) []Entry {
+		line := shellLine(o.GOOS, self, "hook", "--harness", "cursor")
+		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: line, Timeout: timeout, FailClosed: true})}}
+		if o.Rewrite {
+			out = append(out, Entry{cursorToolEvent, compact(cursorHook{Command: line, Matcher: "Shell", Timeout: timeout, FailClosed: true})})
+		}
+		return out
+	},
+	Probe: func(event, command, cwd string) []byte {
+		base := map[string]any{
+			"conversation_id": "ctxguard-doctor", "generation_id": "ctxguard-doctor", "model": "default",
+			"hook_event_name": event, "cursor_version": "0", "workspace_roots": []string{cwd},
+			"user_email": nil, "transcript_path": nil,
+		}
+		if event == cursorToolEvent {
+			base["tool_name"] = "Shell"
+			base["tool_input"] = map[string]any{"command": command, "working_directory": cwd}
+		} else {
+			base["command"], base["cwd"], base["sandbox"] = command, cwd, false
+		}
+		return compact(base)
+	},
+	Note: "Cursor runs project hooks only in a trusted workspace; with third-party hooks on, it also runs the hooks in .claude/settings.json.",
+}

@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// gemini is Gemini CLI's BeforeTool hook (google-gemini/gemini-cli docs/hooks/reference.md).
+// Its payload is snake_case like Claude Code's, with its own event and tool names; its answer is
+// different: a top-level decision and reason, and a rewrite as hookSpecificOutput.tool_input,
+// which Gemini merges over the original arguments.
+type gemini struct{}
+
+// geminiShells maps Gemini CLI's shell tool to its shell.
+var geminiShells = map[string]string{"run_shell_command": "bash"}
+
+func (gemini) Name() string { return "gemini" }
+
+func (gemini) Decode(data []byte) (*Request, error) {
+	req, err := decodeGemini(data)
+	if err != nil {
+		return nil, fmt.Errorf("read gemini payload: %w", err)
+	}
+	return req, nil
+}
+
+func decodeGemini(data []byte) (*Request, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, err
+	}
+	if event, ok, err := top.str("hook_event_name"); err != nil {
+		return nil, err
+	} else if ok && event != "BeforeTool" {
+		return nil, fmt.Errorf("hook event is %s, want BeforeTool", event)
+	}
+	req := &Request{Harness: "gemini"}
+	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
+		return nil, err
+	}
+	if req.Tool == "" {
+		return nil, errors.New("missing tool_name")
+	}
+	input, _ := top.get("tool_input")
+	if req, err = withShellArgs(req, geminiShells, input, "tool_input"); err != nil || req.Shell == "" {
+		return req, err
+	}
+	// run_shell_command runs in dir_path when it is given: a directory of the workspace, absolute
+	// or relative to the project root, which is the hook's cwd.
+	dir, _, err := req.args.str("dir_path")
+	if err != nil {
+		return nil, fmt.Errorf("tool_input: %w", err)
+	}
+	if dir = strings.TrimSpace(dir); dir != "" {
+		if isAbs(dir) || req.Cwd == "" {
+			req.Cwd = dir
+		} else {
+			req.Cwd = filepath.Join(req.Cwd, dir)
+		}
+	}
+	return req, nil
+}
+
+// isAbs accepts both systems' absolute paths, since the payload may come from either.
+func isAbs(p string) bool {
+	return filepath.IsAbs(p) || strings.HasPrefix(p, "/") || len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+// geminiOutput is Gemini CLI's BeforeTool answer. reason is what the agent reads for a deny.
+type geminiOutput struct {
+	Decision           string          `json:"decision,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	SystemMessage      string          `json:"systemMessage,omitempty"`
+	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+type geminiSpecific struct {
+	HookEventName string `json:"hookEventName"`
+	// ToolInput is merged over the tool's arguments; it carries all of them, so that a Gemini
+	// that replaced instead of merging would still run the same call.
+	ToolInput object `json:"tool_input"`
+}
+
+// geminiLimits: Gemini CLI can rewrite, and can ask (decision "ask" forces a confirmation in
+// its source, undocumented; a Gemini that ignored it would fall back to its own confirmation,
+// which never widens what runs).
+var geminiLimits = limits{rewrite: true, ask: true}
+
+func (gemini) Encode(w io.Writer, req *Request, a Answer) error {
+	// A rewrite without a policy setting sends no decision at all: the rewritten call then goes
+	// through Gemini's own confirmation as the original would have.
+	d, err := decide(req, narrow(a, geminiLimits), "")
+	if err != nil {
+		return fmt.Errorf("answer gemini: %w", err)
+	}
+	if d.permission == "" && d.args == nil {
+		return nil
+	}
+	out := geminiOutput{Decision: d.permission, Reason: d.reason}
+	if d.args != nil {
+		out.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: d.args}
+		if d.permission == "" {
+			out.Reason, out.SystemMessage = "", d.reason
+		}
+	}
+	if err := write(w, out); err != nil {
+		return fmt.Errorf("answer gemini: %w", err)
+	}
+	return nil
+}
+
+// geminiSetup wires ctxguard into Gemini CLI: a BeforeTool group for its shell tool. Gemini
+// gives the hook's command to a shell, and counts its timeout in milliseconds.
+var geminiSetup = Setup{
+	Harness: "gemini",
+	Title:   "Gemini CLI",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return filepath.ToSlash(filepath.Join(home, ".gemini", "settings.json"))
+	},
+	ProjectFile: ".gemini/settings.json",
+	Nested:      true,
+	Events:      []string{"BeforeTool"},
+	Skeleton:    "{}\n",
+	Entries: func(self string, o Options) []Entry {
+		return []Entry{{"BeforeTool", compact(hookGroup{
+			Matcher: "run_shell_command",
+			Hooks: []commandHook{{
+				Type: "command", Name: "ctxguard", Command: shellLine(o.GOOS, self, "hook", "--harness", "gemini"),
+				Timeout: timeout * 1000,
+			}},
+		})}}
+	},
+	Probe: func(_, command, cwd string) []byte {
+		return compact(map[string]any{
+			"session_id": "ctxguard-doctor", "transcript_path": "", "cwd": cwd, "hook_event_name": "BeforeTool",
+			"timestamp": probeTime, "tool_name": "run_shell_command",
+			"tool_input": map[string]any{"command": command, "description": "ctxguard doctor self-test"},
+		})
+	},
+	Note: "Gemini CLI fingerprints project hooks: it asks you to trust the entry the first time it sees it.",
+}

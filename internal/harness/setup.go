@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Setup is how ctxguard is wired into one harness: the files the harness reads hooks from, and
+// the hook entries that make it run ctxguard. `ctxguard install` writes the entries, `uninstall`
+// takes them out and `doctor` looks for them. The facts come from research/harness-protocols.md.
+type Setup struct {
+	Harness string // the adapter's name, as in `ctxguard install NAME`
+	Title   string // the product's name, for messages
+	// UserFile is the user-scope file; ProjectFile the project-scope one, relative to the
+	// project root. Both use forward slashes.
+	UserFile    func(home string, env func(string) (string, bool)) string
+	ProjectFile string
+	// Also are more files the harness reads hooks from, relative to the project root ("" =
+	// none); doctor looks at them, install never writes them.
+	Also []string
+	// Glob is set when the harness reads every *.json file in the folder of the user and project
+	// files (Copilot CLI), not only the one ctxguard writes.
+	Glob bool
+	// Nested is set where each event lists groups {matcher, hooks: [handler…]}; Events are every
+	// event under which ctxguard may have installed a hook.
+	Nested bool
+	Events []string
+	// Skeleton is a new file before the hooks go in.
+	Skeleton string
+	// Own is set when the file is ctxguard's alone, so that uninstall removes it once it holds
+	// nothing but the skeleton.
+	Own bool
+	// Entries returns the hooks that run the ctxguard binary at self.
+	Entries func(self string, o Options) []Entry
+	// Probe returns a payload for a harmless command as the harness sends it to a hook on
+	// event, for doctor's self-test.
+	Probe func(event, command, cwd string) []byte
+	// Note is printed after an install: what the user must still do in the harness.
+	Note string
+}
+
+// Options change what Entries returns.
+type Options struct {
+	GOOS string
+	// Rewrite asks for the hook that can rewrite commands where a harness has a separate one
+	// (Cursor's preToolUse, beside beforeShellExecution).
+	Rewrite bool
+}
+
+// Entry is one hook to install: Value is the JSON that goes into the event's array.
+type Entry struct {
+	Event string
+	Value []byte
+}
+
+var setups = []*Setup{&claudeSetup, &copilotSetup, &geminiSetup, &cursorSetup, &codexSetup}
+
+// Setups returns every harness's setup, in the order of [Names].
+func Setups() []*Setup { return setups }
+
+// SetupFor returns the setup of the named harness.
+func SetupFor(name string) (*Setup, bool) {
+	for _, s := range setups {
+		if s.Harness == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// timeout is how long a harness should wait for the hook, in seconds. ctxguard answers in
+// milliseconds and denies a line it cannot analyse within its own budget; the harness's limit is
+// only for a machine that is stalled, and every harness lets the command run when it is reached.
+const timeout = 30
+
+// homeDir is ${VAR:-~/dir}: a harness's folder in the home directory, which an environment
+// variable may move.
+func homeDir(home string, env func(string) (string, bool), variable, dir string) string {
+	if v, ok := env(variable); ok && v != "" {
+		return filepath.ToSlash(v)
+	}
+	return filepath.ToSlash(filepath.Join(home, dir))
+}
+
+// shellLine is a command line that runs the binary at self with args, for a harness that hands
+// its hook command to a shell: POSIX sh quoting, or on Windows cmd's double quotes, which only a
+// path with a space needs (go install puts the binary in %USERPROFILE%\go\bin).
+func shellLine(goos, self string, args ...string) string {
+	if goos == "windows" {
+		if strings.ContainsAny(self, " &()^") {
+			self = `"` + self + `"`
+		}
+		return self + " " + strings.Join(args, " ")
+	}
+	return shQuote(self) + " " + strings.Join(args, " ")
+}
+
+// psLine is shellLine for PowerShell.
+func psLine(self string, args ...string) string {
+	if strings.ContainsAny(self, " '\"`$&(){}[];,@#") {
+		return "& '" + strings.ReplaceAll(self, "'", "''") + "' " + strings.Join(args, " ")
+	}
+	return self + " " + strings.Join(args, " ")
+}
+
+func shQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:@%=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// compact encodes v (structs keep their field order) without HTML escaping.
+func compact(v any) []byte {
+	b, err := marshal(v)
+	if err != nil {
+		panic(err) // only plain structs, strings and numbers are encoded
+	}
+	return b
+}
+
+// probeTime is the timestamp in self-test payloads; any fixed value will do.
+const probeTime = "2026-01-01T00:00:00.000Z"
+
+// hookGroup is an entry of the nested layout (Claude Code, Gemini CLI, Codex): a matcher on the
+// tool name and the handlers it runs.
+type hookGroup struct {
+	Matcher string        `json:"matcher"`
+	Hooks   []commandHook `json:"hooks"`
+}
+
+// commandHook is a handler of the nested layout.
+type commandHook struct {
+	Type    string   `json:"type"`
+	Name    string   `json:"name,omitempty"`
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	Timeout int      `json:"timeout,omitempty"`
+}

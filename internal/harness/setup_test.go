@@ -1,0 +1,103 @@
+package harness
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestProbes checks that every harness's self-test payload, for each event its entries use, is
+// detected as that harness and decodes to the command in the directory.
+func TestProbes(t *testing.T) {
+	for _, s := range Setups() {
+		if _, ok := Lookup(s.Harness); !ok {
+			t.Errorf("setup %s has no adapter", s.Harness)
+		}
+		for _, e := range s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true}) {
+			if !json.Valid(e.Value) {
+				t.Errorf("%s: entry for %s is not valid JSON: %s", s.Harness, e.Event, e.Value)
+			}
+			payload := s.Probe(e.Event, "echo ctxguard-self-test", "/w")
+			h, err := Detect(payload)
+			if err != nil {
+				t.Errorf("%s/%s: Detect: %v", s.Harness, e.Event, err)
+				continue
+			}
+			if h.Name() != s.Harness {
+				t.Errorf("%s/%s: probe detected as %s", s.Harness, e.Event, h.Name())
+			}
+			req, err := h.Decode(payload)
+			if err != nil {
+				t.Errorf("%s/%s: Decode: %v", s.Harness, e.Event, err)
+				continue
+			}
+			if req.Command != "echo ctxguard-self-test" || req.Cwd != "/w" || req.Shell == "" {
+				t.Errorf("%s/%s: probe decodes to %+v", s.Harness, e.Event, req)
+			}
+		}
+	}
+}
+
+func TestEntries(t *testing.T) {
+	tests := []struct {
+		harness string
+		o       Options
+		self    string
+		want    []string
+	}{
+		{"claude", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
+		{"claude", Options{GOOS: "windows"}, `C:\Users\A B\go\bin\ctxguard.exe`,
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
+		{"copilot", Options{GOOS: "linux"}, "/home/a b/go/bin/ctxguard",
+			[]string{`preToolUse {"type":"command","bash":"'/home/a b/go/bin/ctxguard' hook --harness copilot","powershell":"& '/home/a b/go/bin/ctxguard' hook --harness copilot","timeoutSec":30,"matcher":"bash|powershell"}`}},
+		{"gemini", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`BeforeTool {"matcher":"run_shell_command","hooks":[{"type":"command","name":"ctxguard","command":"/opt/bin/ctxguard hook --harness gemini","timeout":30000}]}`}},
+		{"cursor", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`beforeShellExecution {"command":"/opt/bin/ctxguard hook --harness cursor","timeout":30,"failClosed":true}`}},
+		{"cursor", Options{GOOS: "windows", Rewrite: true}, `C:\Program Files\ctxguard\ctxguard.exe`,
+			[]string{
+				`beforeShellExecution {"command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor","timeout":30,"failClosed":true}`,
+				`preToolUse {"command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor","matcher":"Shell","timeout":30,"failClosed":true}`,
+			}},
+		{"codex", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`PreToolUse {"matcher":"^Bash$","hooks":[{"type":"command","command":"/opt/bin/ctxguard hook --harness codex","timeout":30}]}`}},
+	}
+	for _, tt := range tests {
+		s, _ := SetupFor(tt.harness)
+		var got []string
+		for _, e := range s.Entries(tt.self, tt.o) {
+			got = append(got, e.Event+" "+string(e.Value))
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s entries:\n got %s\nwant %s", tt.harness, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}
+
+func TestUserFiles(t *testing.T) {
+	env := func(vars map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	}
+	none := env(nil)
+	tests := []struct {
+		harness string
+		env     func(string) (string, bool)
+		want    string
+	}{
+		{"claude", none, "/h/.claude/settings.json"},
+		{"claude", env(map[string]string{"CLAUDE_CONFIG_DIR": "/c"}), "/c/settings.json"},
+		{"copilot", none, "/h/.copilot/hooks/ctxguard.json"},
+		{"copilot", env(map[string]string{"COPILOT_HOME": "/cp"}), "/cp/hooks/ctxguard.json"},
+		{"gemini", none, "/h/.gemini/settings.json"},
+		{"cursor", none, "/h/.cursor/hooks.json"},
+		{"codex", none, "/h/.codex/hooks.json"},
+		{"codex", env(map[string]string{"CODEX_HOME": "/cx"}), "/cx/hooks.json"},
+	}
+	for _, tt := range tests {
+		s, _ := SetupFor(tt.harness)
+		if got := s.UserFile("/h", tt.env); got != tt.want {
+			t.Errorf("%s UserFile = %s, want %s", tt.harness, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package hookfile
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Layout is how a harness's file holds its hooks: under the top-level "hooks" object, one array
+// per event.
+type Layout struct {
+	// Nested is set where an event lists groups {matcher, hooks: [handler…]} (Claude Code, Gemini
+	// CLI, Codex) rather than handlers (Copilot CLI, Cursor).
+	Nested bool
+	// Events are every event under which ctxguard may have installed a hook; Uninstall and Find
+	// look under all of them.
+	Events []string
+}
+
+// Entry is one hook to install: Value (JSON) goes at the end of the Event's array. It is a
+// group when the layout is nested, else a handler.
+type Entry struct {
+	Event string
+	Value []byte
+}
+
+// Hook is one of ctxguard's handlers found in a file.
+type Hook struct {
+	Event   string
+	Matcher string // the group's matcher (nested) or the handler's; "" when none
+	Handler *Node
+}
+
+// Pos is where the handler is written.
+func (h Hook) Pos() (line, col int) { return h.Handler.Pos() }
+
+// Command is what the handler runs: argv for an exec form (Claude Code's command + args,
+// Copilot CLI's exec + args), otherwise the line given to a shell. On Windows a powershell line
+// is preferred, elsewhere a bash one; command is the fallback of both.
+func (h Hook) Command(goos string) (argv []string, line string) {
+	n := h.Handler
+	args, hasArgs := n.Get("args").Strs()
+	if s, ok := n.Get("exec").Str(); ok {
+		return append([]string{s}, args...), ""
+	}
+	if s, ok := n.Get("command").Str(); ok && hasArgs {
+		return append([]string{s}, args...), ""
+	}
+	keys := []string{"bash", "command"}
+	if goos == "windows" {
+		keys = []string{"powershell", "command"}
+	}
+	for _, k := range keys {
+		if s, ok := n.Get(k).Str(); ok {
+			return nil, s
+		}
+	}
+	return nil, ""
+}
+
+// Owned reports whether a handler is ctxguard's: the program it runs (the exec form's command,
+// or the first word of a shell line under command, bash, powershell or exec) is named ctxguard
+// or ctxguard.exe, in any directory.
+func Owned(handler *Node) bool {
+	if handler == nil || handler.Kind != Object {
+		return false
+	}
+	for _, k := range []string{"command", "bash", "powershell", "exec"} {
+		if s, ok := handler.Get(k).Str(); ok && isSelf(firstWord(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstWord is the program a shell line runs: its first word, unquoted, after PowerShell's call
+// operator &.
+func firstWord(s string) string {
+	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "&"); ok {
+		s = strings.TrimSpace(rest)
+	}
+	if s == "" {
+		return ""
+	}
+	if q := s[0]; q == '\'' || q == '"' {
+		if end := strings.IndexByte(s[1:], q); end >= 0 {
+			return s[1 : 1+end]
+		}
+		return s[1:]
+	}
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func isSelf(path string) bool {
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".EXE")
+	return strings.EqualFold(base, "ctxguard")
+}
+
+// Find lists ctxguard's handlers in a file, in the order of layout.Events.
+func Find(data []byte, file string, layout Layout) ([]Hook, error) {
+	d, err := Parse(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.hooks(file); err != nil {
+		return nil, err
+	}
+	var out []Hook
+	for _, ev := range layout.Events {
+		out = append(out, d.find(layout, ev)...)
+	}
+	return out, nil
+}
+
+// hooks returns the top-level hooks object (nil when there is none), or an error naming the
+// place when the file is not shaped as every harness expects.
+func (d *Doc) hooks(file string) (*Node, error) {
+	if d.Root.Kind != Object {
+		line, col := d.Root.Pos()
+		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: "the file is not a JSON object"}
+	}
+	h := d.Root.Get("hooks")
+	if h != nil && h.Kind != Object {
+		line, col := h.Pos()
+		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: `"hooks" is not an object`}
+	}
+	return h, nil
+}
+
+func (d *Doc) find(layout Layout, event string) []Hook {
+	arr := d.Root.Get("hooks").Get(event)
+	if arr == nil || arr.Kind != Array {
+		return nil
+	}
+	var out []Hook
+	for _, item := range arr.Children {
+		if item.Kind != Object {
+			continue
+		}
+		matcher, _ := item.Get("matcher").Str()
+		if !layout.Nested {
+			if Owned(item) {
+				out = append(out, Hook{Event: event, Matcher: matcher, Handler: item})
+			}
+			continue
+		}
+		hs := item.Get("hooks")
+		if hs == nil || hs.Kind != Array {
+			continue
+		}
+		for _, h := range hs.Children {
+			if Owned(h) {
+				out = append(out, Hook{Event: event, Matcher: matcher, Handler: h})
+			}
+		}
+	}
+	return out
+}
+
+// Install returns the file with each entry installed: a ctxguard handler already there under
+// the entry's event is kept if it is exactly the entry (so installing twice changes nothing) and
+// replaced otherwise (a moved binary, an older entry). Blank data is a new file: it starts as
+// skeleton. Other members, hooks and formatting are kept byte for byte.
+func Install(data []byte, file string, layout Layout, skeleton []byte, entries []Entry) ([]byte, error) {
+	if len(bytes.TrimSpace(bytes.TrimPrefix(data, bom))) == 0 {
+		data = skeleton
+	}
+	for _, e := range entries {
+		var err error
+		if data, err = install(data, file, layout, e); err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
+}
+
+func install(data []byte, file string, layout Layout, e Entry) ([]byte, error) {
+	d, err := Parse(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.hooks(file); err != nil {
+		return nil, err
+	}
+	if arr := d.Root.Get("hooks").Get(e.Event); arr != nil && arr.Kind != Array {
+		line, col := arr.Pos()
+		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: fmt.Sprintf("hooks.%s is not an array", e.Event)}
+	}
+	found := d.find(layout, e.Event)
+	if len(found) == 1 && d.same(found[0], layout, e.Value) {
+		return data, nil
+	}
+	if data, err = remove(data, file, layout, e.Event); err != nil {
+		return nil, err
+	}
+	if d, err = Parse(data, file); err != nil {
+		return nil, err
+	}
+	hooks := d.Root.Get("hooks")
+	if hooks == nil {
+		return d.Put(d.Root, "hooks", []byte(fmt.Sprintf(`{%q:[%s]}`, e.Event, e.Value)))
+	}
+	arr := hooks.Get(e.Event)
+	if arr == nil {
+		return d.Put(hooks, e.Event, []byte("["+string(e.Value)+"]"))
+	}
+	return d.Append(arr, e.Value)
+}
+
+// same reports whether the found handler is installed exactly as value says: alone in a group
+// equal to value (nested), or equal to value itself.
+func (d *Doc) same(h Hook, layout Layout, value []byte) bool {
+	if !layout.Nested {
+		return Same(h.Handler.Raw(), value)
+	}
+	arr := h.Handler.Parent
+	return len(arr.Children) == 1 && Same(arr.Parent.Raw(), value)
+}
+
+// Uninstall returns the file without any of ctxguard's handlers. A group, event array or hooks
+// object that held nothing else goes with them, so that uninstalling after installing gives back
+// the file as it was.
+func Uninstall(data []byte, file string, layout Layout) ([]byte, error) {
+	for _, ev := range layout.Events {
+		var err error
+		if data, err = remove(data, file, layout, ev); err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
+}
+
+func remove(data []byte, file string, layout Layout, event string) ([]byte, error) {
+	for {
+		d, err := Parse(data, file)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := d.hooks(file); err != nil {
+			return nil, err
+		}
+		found := d.find(layout, event)
+		if len(found) == 0 {
+			return data, nil
+		}
+		data = d.Delete(outermost(found[0], layout))
+	}
+}
+
+// outermost is what to delete to remove a handler: the handler, or the innermost container
+// that would be left empty without it: its group (nested), the event's member, the hooks member.
+func outermost(h Hook, layout Layout) *Node {
+	n := h.Handler
+	if layout.Nested {
+		if len(n.Parent.Children) > 1 {
+			return n
+		}
+		n = n.Parent.Parent // the group
+	}
+	for n.Parent.Parent != nil && len(n.Parent.Children) == 1 {
+		n = n.Parent // the event array, then the hooks object
+	}
+	return n
+}

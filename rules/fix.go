@@ -1,0 +1,74 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/providers"
+)
+
+// maxExamples bounds the commands a reason offers: enough to pick from, short enough to read.
+const maxExamples = 3
+
+// literals returns the contexts that the allow lists name literally and every layer allows, in
+// policy order, one spelling each.
+func (cp *ContextPolicy) literals(known []providers.Known, fold bool) []string {
+	var found []identity
+	var out []string
+	for _, l := range cp.Allow {
+		for _, pat := range l.Patterns {
+			if isGlob(pat) {
+				continue
+			}
+			id := identify(pat, known, fold)
+			if !cp.allows(id, fold) || seen(found, id, fold) {
+				continue
+			}
+			found = append(found, id)
+			out = append(out, pat)
+		}
+	}
+	return out
+}
+
+// explicitFix tells an agent how to run a call that ctxguard cannot bind by itself (no single
+// allowed target, or a context it cannot know): the exact call bound to each allowed context
+// (or, where the CLI has no binding, switched to it in the same command), so that the agent
+// picks one instead of guessing a flag's spelling. A refusal without a way forward only makes an
+// agent try variations until one slips through.
+func (e *engine) explicitFix(p *providers.Spec, cp *ContextPolicy, c *Call, known []providers.Known, bindable bool, in providers.Input) string {
+	call := strings.TrimSpace(c.Src[c.Start:c.End])
+	var cmds []string
+	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
+		if len(cmds) == maxExamples {
+			break
+		}
+		if ok, err := e.exists(p, in, v); err != nil || !ok {
+			continue
+		}
+		switch {
+		case bindable:
+			cmds = append(cmds, "`"+e.boundCall(p, c, v)+"`")
+		case e.switchCommand(p, v) != "":
+			cmds = append(cmds, "`"+e.switchCommand(p, v)+" && "+call+"`")
+		}
+	}
+	what := fmt.Sprintf("name an allowed %s explicitly%s", p.Noun, flagHint(p))
+	if !bindable {
+		what = fmt.Sprintf("switch to an allowed %s in the same command", p.Noun)
+	}
+	if len(cmds) > 0 {
+		what += ", e.g. " + strings.Join(cmds, " or ")
+	}
+	return fmt.Sprintf("%s; or set a default for %s in .ctxguard.yaml", what, p.Name)
+}
+
+// switchFix is the switch an agent may run instead of one that is not allowed.
+func (e *engine) switchFix(p *providers.Spec, cp *ContextPolicy, known []providers.Known) string {
+	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
+		if sw := e.switchCommand(p, v); sw != "" {
+			return fmt.Sprintf(" (e.g. `%s`)", sw)
+		}
+	}
+	return ""
+}

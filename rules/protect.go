@@ -1,0 +1,284 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Writer says which arguments of a command name files that it writes, moves or deletes. The
+// engine uses it for one thing: to keep an agent from changing ctxguard's own policy and hooks,
+// which would switch the guard off. Which argument is a destination is knowledge about a command,
+// so it is data (builtin/protect.yaml), like everything else the engine knows about commands.
+type Writer struct {
+	// Command is the command word as it appears in Call.Name.
+	Command string `json:"command"`
+	// Operands selects the positional arguments that are written: "all", "first" or "last" (a
+	// destination; the other operands are sources, whose base names the command creates inside
+	// the destination when it is a directory).
+	Operands string `json:"operands"`
+	// Trees is set when an operand may be a directory that the command removes or moves whole
+	// (rm -r, mv): a directory that holds a protected file is then protected too.
+	Trees bool `json:"trees,omitempty"`
+	// Requires lists flags one of which the command needs in order to write at all (sed -i). A
+	// short flag also counts inside a cluster (-ni) and with an attached value (-i.bak).
+	Requires []string `json:"requires,omitempty"`
+	// Script lists the flags that give the command its script; without one of them, the first
+	// operand is the script (sed 's/a/b/' f), not a file.
+	Script []string `json:"script,omitempty"`
+	// Values lists the flags that take the next word as their value.
+	Values []string `json:"values,omitempty"`
+	// Paths lists the flags whose value is a file or directory written (cp -t DIR, PowerShell's
+	// -Path and -Destination); they take a value too.
+	Paths []string `json:"paths,omitempty"`
+	// Fold makes flag names case-insensitive (PowerShell parameters).
+	Fold bool `json:"fold,omitempty"`
+}
+
+// Self is ctxguard's own configuration as the caller found it: the policy files, the providers
+// folder and the harness files that run the hook. The guard implements it (it needs the file
+// system, to resolve symlinks and to tell a directory from a file); nil turns protection off.
+type Self interface {
+	// Match reports whether writing path (absolute and clean) changes one of those files. With
+	// tree, path may be a directory that is removed or moved whole. into lists base names the
+	// command creates inside path when path is a directory (cp a b DIR).
+	Match(path string, tree bool, into []string) (Protection, bool)
+	// Mentions reports whether the text of a path that cannot be read statically may name one of
+	// them ("$HOME/.claude/settings.json").
+	Mentions(text string) bool
+}
+
+// Protection names a protected file for a reason.
+type Protection struct {
+	// Rule is the rule id: self.policy-write for policy and provider files, self.hook-write for
+	// the harness files that run ctxguard.
+	Rule string
+	// What describes the file ("the project policy /repo/.ctxguard.yaml").
+	What string
+}
+
+// selfReason is what an agent is told; it must say that the way forward is a human, so that it
+// does not try other spellings of the same write.
+const selfReason = "ctxguard's policy and hooks can only be changed by a human: tell the user what you want changed and why, and let them edit the file themselves"
+
+// protect checks the files a call writes against ctxguard's own configuration.
+func (e *engine) protect(c *Call) (trace, bool) {
+	if !e.guarded || e.in.Self == nil {
+		return trace{}, false
+	}
+	t := trace{CallTrace: CallTrace{Provider: "ctxguard", Argv: values(c), Via: c.Via, Kind: "self"}}
+	if c.Name == "" {
+		t.Argv = []string{c.NameWord.Value}
+	}
+	for _, w := range c.Writes {
+		e.checkWrite(&t, c, w, false, nil)
+	}
+	if wr := e.writer(c.Name); wr != nil {
+		for _, tg := range targets(wr, c.Args) {
+			e.checkWrite(&t, c, tg.word, wr.Trees, tg.into)
+		}
+	}
+	return t, t.Verdict > VerdictAllow
+}
+
+func (e *engine) writer(name string) *Writer {
+	if name == "" {
+		return nil
+	}
+	for i := range e.in.Writers {
+		w := &e.in.Writers[i]
+		if w.Command == name || w.Fold && strings.EqualFold(w.Command, name) {
+			return w
+		}
+	}
+	return nil
+}
+
+// checkWrite decides one written path.
+func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string) {
+	p, ok := e.absolute(c, w)
+	if !ok {
+		if e.in.Self.Mentions(w.Value) {
+			t.Matched = append(t.Matched, w.Value)
+			t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration — write the path out; %s",
+				describeCall(c), w.Value, selfReason))
+		}
+		return
+	}
+	pr, hit := e.in.Self.Match(p, tree, into)
+	if !hit {
+		return
+	}
+	t.Matched = append(t.Matched, p)
+	t.decide(VerdictDeny, pr.Rule, fmt.Sprintf("[ctxguard/%s] %s would change %s; %s", pr.Rule, describeCall(c), pr.What, selfReason))
+}
+
+// describeCall names a call in a reason: its text, or the tool for a file tool's write.
+func describeCall(c *Call) string {
+	if c.Src == "" {
+		return "the " + c.NameWord.Value + " tool"
+	}
+	if c.Name == "" && c.Start == c.End {
+		return "a redirection"
+	}
+	return "`" + strings.TrimSpace(c.Src[c.Start:c.End]) + "`"
+}
+
+// absolute resolves a written path against the call's directory. A path that depends on the run
+// time (a variable, a glob, a directory ctxguard lost track of) is not resolved.
+func (e *engine) absolute(c *Call, w Word) (string, bool) {
+	v := w.Value
+	if !w.Literal {
+		// The shell expands a leading ~ to the home directory; nothing else is static.
+		rest, ok := strings.CutPrefix(v, "~")
+		if !ok || rest != "" && rest[0] != '/' && rest[0] != '\\' || strings.ContainsAny(rest, "$`\"'*?[{~") || e.in.Home == "" {
+			return "", false
+		}
+		v = e.in.Home + rest
+	}
+	if v == "" {
+		return "", false
+	}
+	if filepath.IsAbs(v) {
+		return filepath.Clean(v), true
+	}
+	if c.DirUnknown || e.in.Cwd == "" {
+		return "", false
+	}
+	dir := e.in.Cwd
+	switch d := c.Dir; {
+	case d == "":
+	case d == "~" || strings.HasPrefix(d, "~/"):
+		if e.in.Home == "" {
+			return "", false
+		}
+		dir = filepath.Join(e.in.Home, d[1:])
+	case filepath.IsAbs(d):
+		dir = d
+	default:
+		dir = filepath.Join(dir, d)
+	}
+	return filepath.Join(dir, v), true
+}
+
+// target is one argument a command writes, with the base names it creates inside it.
+type target struct {
+	word Word
+	into []string
+}
+
+// targets picks the written arguments of a call by its writer entry.
+func targets(wr *Writer, args []Word) []target {
+	var ops, paths []Word
+	script, required := false, len(wr.Requires) == 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Literal && a.Value == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		if !isFlag(a) {
+			ops = append(ops, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a.Value, "=")
+		if hasFlag(wr.Requires, name, wr.Fold) {
+			required = true
+		}
+		// A short flag with its value attached (-s0) does not take the next word.
+		short := !wr.Fold && len(a.Value) > 2 && a.Value[1] != '-'
+		switch {
+		case hasFlag(wr.Paths, name, wr.Fold):
+			if hasVal {
+				paths = append(paths, Word{Value: val, Literal: a.Literal, Pos: a.Pos, End: a.End})
+			} else if i+1 < len(args) {
+				paths = append(paths, args[i+1])
+				i++
+			}
+		case hasFlag(wr.Script, name, wr.Fold) || attached(wr.Script, a.Value):
+			script = true
+			if !hasVal && !attached(wr.Script, a.Value) && i+1 < len(args) {
+				i++
+			}
+		case hasFlag(wr.Values, name, wr.Fold):
+			if !hasVal && !short && i+1 < len(args) {
+				i++
+			}
+		}
+	}
+	if !required {
+		return nil
+	}
+	if len(wr.Script) > 0 && !script && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	var out []target
+	switch wr.Operands {
+	case "all":
+		for _, o := range ops {
+			out = append(out, target{word: o})
+		}
+	case "first":
+		if len(ops) > 0 && len(paths) == 0 {
+			out = append(out, target{word: ops[0]})
+		}
+	case "last":
+		src := ops
+		if len(paths) == 0 && len(ops) > 0 {
+			paths, src = ops[len(ops)-1:], ops[:len(ops)-1]
+		}
+		var into []string
+		for _, s := range src {
+			if s.Literal {
+				into = append(into, filepath.Base(s.Value))
+			}
+		}
+		for _, p := range paths {
+			out = append(out, target{word: p, into: into})
+		}
+		return out
+	}
+	for _, p := range paths {
+		out = append(out, target{word: p})
+	}
+	return out
+}
+
+// hasFlag reports whether flag is one of names: exactly, or for a short name inside a cluster
+// of single-letter flags (-ni for -i) or with an attached value (-i.bak).
+func hasFlag(names []string, flag string, fold bool) bool {
+	for _, n := range names {
+		switch {
+		case n == flag, fold && strings.EqualFold(n, flag):
+			return true
+		case fold && len(flag) > 2 && strings.HasPrefix(strings.ToLower(n), strings.ToLower(flag)):
+			// PowerShell accepts any unambiguous prefix of a parameter name (-Dest).
+			return true
+		case len(n) == 2 && n[0] == '-' && n[1] != '-' && len(flag) > 2 && flag[0] == '-' && flag[1] != '-' && !fold:
+			if flag[1] == n[1] || strings.IndexByte(letters(flag[1:]), n[1]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// letters is the leading run of ASCII letters of a short-flag cluster ("ni.bak" -> "ni").
+func letters(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// attached reports whether a short script flag carries its value (-es/a/b/).
+func attached(names []string, flag string) bool {
+	for _, n := range names {
+		if len(n) == 2 && n[1] != '-' && strings.HasPrefix(flag, n) && len(flag) > 2 {
+			return true
+		}
+	}
+	return false
+}
