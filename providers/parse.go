@@ -161,6 +161,11 @@ func (c *checker) spec(s *Spec) {
 		if strings.TrimSpace(d.Why) == "" {
 			c.add(path+".why", "why is required: it is what the reason tells the agent")
 		}
+		for j, u := range d.Unless {
+			if name, value, ok := strings.Cut(u, "="); !ok || !strings.HasPrefix(name, "-") || value == "" {
+				c.add(at(path+".unless", j), "%q is not a flag with a value (--dry-run=client)", u)
+			}
+		}
 	}
 }
 

@@ -178,4 +178,8 @@ type Destructive struct {
 	Tier string `yaml:"tier"`
 	// Why is said in the reason.
 	Why string `yaml:"why"`
+	// Unless lists flag values that make the command harmless (kubectl --dry-run=client): the
+	// entry does not apply when the last occurrence of such a flag has such a value and every
+	// word of the call is literal, since a word like "$ARGS" could repeat the flag with another.
+	Unless []string `yaml:"unless"`
 }

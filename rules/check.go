@@ -116,8 +116,12 @@ func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *C
 			if cp.Unbound == Deny {
 				v = VerdictDeny
 			}
-			t.decide(v, id+".unbound-"+cp.Unbound.String(), fmt.Sprintf("[ctxguard/%s.unbound-%s] %s cannot be bound to a %s and the policy says %s for unbound calls; %s",
-				id, cp.Unbound, call, p.Noun, cp.Unbound, where))
+			next := "a human decides"
+			if v == VerdictDeny {
+				next = "an agent cannot run it here; ask the user to run it"
+			}
+			t.decide(v, id+".unbound-"+cp.Unbound.String(), fmt.Sprintf("[ctxguard/%s.unbound-%s] %s cannot be bound to a %s and the policy says %s for unbound calls; %s — %s",
+				id, cp.Unbound, call, p.Noun, cp.Unbound, where, next))
 		}
 		return
 	}
@@ -245,7 +249,12 @@ func (e *engine) checkBound(t *trace, p *providers.Spec, cp *ContextPolicy, c *C
 	t.Context = &ct
 	fix := fmt.Sprintf("use an allowed %s instead", p.Noun)
 	if tgt, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
-		t.Fixed = strings.TrimSpace(c.Src[c.Start:w.Pos] + e.in.Quote(tgt) + c.Src[w.End:c.End])
+		if c.Start <= w.Pos && w.End <= c.End {
+			t.Fixed = strings.TrimSpace(c.Src[c.Start:w.Pos] + e.in.Quote(tgt) + c.Src[w.End:c.End])
+		} else {
+			// The variable was set earlier in the line (export, $env:): bind this call anew.
+			t.Fixed = e.boundCall(p, c, tgt)
+		}
 		fix = "run: " + t.Fixed
 	}
 	t.decide(VerdictDeny, id+".binding-not-allowed", fmt.Sprintf("[ctxguard/%s.binding-not-allowed] %s names the %s %s %s, which this repository does not allow (allowed: %s) — %s",

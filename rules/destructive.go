@@ -16,7 +16,7 @@ func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path 
 		return
 	}
 	for _, d := range p.Destructive {
-		if _, ok := e.pattern(d.Match).match(a, path); !ok {
+		if _, ok := e.pattern(d.Match).match(a, path); !ok || harmless(a, d.Unless) {
 			continue
 		}
 		id := p.Name + ".destructive." + slug(d.Match)
@@ -33,6 +33,26 @@ func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path 
 			t.decide(VerdictAsk, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — a human must confirm it", id, cmd, where, d.Why))
 		}
 	}
+}
+
+// harmless reports whether one of the unless flag values is in force: the last occurrence of
+// its flag has that value, and no word of the call is an expansion that could repeat the flag.
+func harmless(a argv, unless []string) bool {
+	if len(unless) == 0 {
+		return false
+	}
+	for _, w := range a.words {
+		if !w.Literal {
+			return false
+		}
+	}
+	for _, u := range unless {
+		name, value, _ := strings.Cut(u, "=")
+		if v, ok := a.flag([]string{name}); ok && v.Literal && strings.EqualFold(v.Value, value) {
+			return true
+		}
+	}
+	return false
 }
 
 // userRules applies the policy's own rules to a guarded call.

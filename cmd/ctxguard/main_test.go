@@ -112,11 +112,12 @@ var sessions atomic.Int64
 // payload FILE HARNESS COMMAND [key=value…] writes a hook payload for COMMAND as HARNESS sends
 // it (claude, copilot, gemini, cursor: beforeShellExecution, cursor-tool: Cursor's preToolUse,
 // codex), with cwd $WORK unless cwd=DIR is given; session=, agent= (claude's
-// agent_id), mode= and tool= set the other fields. A payload without session= is a session of
+// agent_id), mode= and tool= set the other fields; file=PATH makes a claude payload a file
+// tool's (tool=Write …), whose content is COMMAND. A payload without session= is a session of
 // its own, so that session memory links only the payloads a script means to link.
 func payload(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: payload FILE claude|copilot|gemini|cursor|cursor-tool|codex COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME]")
+		ts.Fatalf("usage: payload FILE claude|copilot|gemini|cursor|cursor-tool|codex COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME] [file=PATH]")
 	}
 	opt := map[string]string{"cwd": ts.Getenv("WORK"), "session": fmt.Sprintf("s-%d", sessions.Add(1)), "mode": "default"}
 	for _, kv := range args[3:] {
@@ -141,6 +142,13 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if opt["agent"] != "" {
 			p.(map[string]any)["agent_id"] = opt["agent"]
+		}
+		if f, ok := opt["file"]; ok {
+			// A file tool (Write, Edit …): COMMAND is the content, file= the path (relative to cwd).
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(opt["cwd"], f)
+			}
+			p.(map[string]any)["tool_input"] = map[string]any{"file_path": f, "content": args[2]}
 		}
 	case "copilot":
 		tool := opt["tool"]

@@ -287,7 +287,7 @@ func (d *doctor) harnesses(wd string) []installed {
 
 // pluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json in
 // the repository; a test keeps the two equal). The plugin runs ctxguard from PATH.
-const pluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
+const pluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
 
 // plugins finds ctxguard's Claude Code plugin enabled in the harness's settings
 // (enabledPlugins: {"ctxguard@MARKETPLACE": true}), and returns the hook it runs.

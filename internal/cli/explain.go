@@ -23,8 +23,12 @@ func runExplain(c *ctx, args []string) error {
 	cwd := fs.String("cwd", "", "")
 	asJSON := fs.Bool("json", false, "")
 	sessionID := fs.String("session", "", "")
+	sh := fs.String("shell", "bash", "")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *sh != "bash" && *sh != guard.PowerShell {
+		return usageError{"--shell is bash or powershell"}
 	}
 	if fs.NArg() == 0 {
 		return usageError{"a command to explain is required"}
@@ -41,7 +45,7 @@ func runExplain(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := guard.Decide(guard.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir, Session: *sessionID}, c.env)
+	o := guard.Decide(guard.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir, Session: *sessionID, Shell: *sh}, c.env)
 	if *asJSON {
 		return explain.JSON(c.stdout, o)
 	}

@@ -68,10 +68,10 @@ func (c *ctx) hook(args []string) int {
 	if err != nil {
 		return c.answer(h, req, harness.Answer{Verdict: "deny", Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v", err)})
 	}
-	if req.Shell == "" {
+	if req.Shell == "" && len(req.Paths) == 0 {
 		return hookAnswered
 	}
-	greq := guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session, Agent: req.Agent}
+	greq := guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session, Agent: req.Agent, Shell: req.Shell, Tool: req.Tool, Paths: req.Paths}
 	o := c.decide(greq)
 	if err := guard.Remember(greq, c.env, o); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/policy"
-	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -27,6 +26,12 @@ type Request struct {
 	// subagent's apart from its session's (see memory.go).
 	Session string
 	Agent   string
+	// Shell is the language of Command: "powershell" ([PowerShell]) or bash. Tool and Paths
+	// describe a tool that is not a shell but writes files (Claude Code's Write, Edit …): Command
+	// is "" then, and only the rules that protect ctxguard's own files apply.
+	Shell string
+	Tool  string
+	Paths []string
 }
 
 // Env is the hook's own environment.
@@ -82,7 +87,8 @@ func Decide(req Request, env Env) Outcome {
 		return out.deny("provider.error", err)
 	}
 	names := cat.Names()
-	pol, err := policy.Load(policy.Options{Cwd: req.Cwd, Home: env.Home, Env: env.Lookup, OS: env.OS, Providers: names})
+	popts := policy.Options{Cwd: req.Cwd, Home: env.Home, Env: env.Lookup, OS: env.OS, Providers: names}
+	pol, err := policy.Load(popts)
 	if err != nil {
 		return out.deny("policy.error", err)
 	}
@@ -91,7 +97,7 @@ func Decide(req Request, env Env) Outcome {
 		out.Rule, out.Reason = "policy.none", "no ctxguard policy applies here, so every command is allowed"
 		return out
 	}
-	calls, err := shell.Parse(req.Command)
+	calls, err := parse(req)
 	if err != nil {
 		return out.deny("parse.error", fmt.Errorf("cannot parse the command line: %w — fix its shell syntax", err))
 	}
@@ -102,9 +108,13 @@ func Decide(req Request, env Env) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
+	self, ws, err := protection(popts)
+	if err != nil {
+		return out.deny("provider.error", err)
+	}
 	in := rules.Input{
-		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: shell.Quote,
-		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS,
+		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
+		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS, Self: self, Writers: ws, Shell: req.Shell,
 	}
 	mem, note := openMemory(req, env, pol)
 	if note != "" {
@@ -120,7 +130,7 @@ func Decide(req Request, env Env) Outcome {
 		out.Notes = append(out.Notes, mem.notes...)
 	}
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
-		line, err := shell.Rewrite(req.Command, res.Edits)
+		line, err := rewrite(req, res.Edits)
 		if err != nil {
 			return out.deny("rewrite.unsafe", fmt.Errorf("the bound command does not parse the same way (%v); run each call with its binding instead: %s", err, fixes(res.Calls)))
 		}

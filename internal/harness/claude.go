@@ -36,6 +36,9 @@ func (claude) Decode(data []byte) (*Request, error) {
 		return nil, fmt.Errorf("read claude payload: %w", err)
 	}
 	req, err := decodeSnakeCase(top, "claude", claudeShells)
+	if err == nil {
+		req, err = withFilePaths(req, top, claudeFileTools)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read claude payload: %w", err)
 	}
@@ -156,7 +159,7 @@ var claudeSetup = Setup{
 	Skeleton:    "{}\n",
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"PreToolUse", compact(hookGroup{
-			Matcher: "Bash|PowerShell",
+			Matcher: "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit",
 			Hooks:   []commandHook{{Type: "command", Command: self, Args: []string{"hook"}, Timeout: timeout}},
 		})}}
 	},

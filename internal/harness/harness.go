@@ -24,6 +24,10 @@ type Request struct {
 	// Agent is the subagent that makes the call (Claude Code agent_id, sent only inside a
 	// subagent): subagents of one session run at the same time, so each has its own memory.
 	Agent string
+	// Paths are the files a tool that is not a shell writes (Claude Code's Write, Edit,
+	// MultiEdit, NotebookEdit), as sent; Shell is "" then. The guard checks them against
+	// ctxguard's own policy and hook files, and says nothing about any other file.
+	Paths []string
 
 	// args is the tool input exactly as sent, kept so that a rewrite can echo every field.
 	args object

@@ -46,9 +46,9 @@ func TestEntries(t *testing.T) {
 		want    []string
 	}{
 		{"claude", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
-			[]string{`PreToolUse {"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
 		{"claude", Options{GOOS: "windows"}, `C:\Users\A B\go\bin\ctxguard.exe`,
-			[]string{`PreToolUse {"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
 		{"copilot", Options{GOOS: "linux"}, "/home/a b/go/bin/ctxguard",
 			[]string{`preToolUse {"type":"command","bash":"'/home/a b/go/bin/ctxguard' hook --harness copilot","powershell":"& '/home/a b/go/bin/ctxguard' hook --harness copilot","timeoutSec":30,"matcher":"bash|powershell"}`}},
 		{"gemini", Options{GOOS: "linux"}, "/opt/bin/ctxguard",

@@ -96,6 +96,9 @@ func report(w io.Writer, results []result) {
 		if r.firstWrong != "" {
 			fmt.Fprintf(w, "\n%s, %s, guarded=%t: first wrong round: %s", r.tool, r.form, r.guarded, r.firstWrong)
 		}
+		if r.firstFailed != "" {
+			fmt.Fprintf(w, "\n%s, %s, guarded=%t: first failed round: %s", r.tool, r.form, r.guarded, r.firstFailed)
+		}
 		if r.reason != "" {
 			fmt.Fprintf(w, "\n%s, %s, guarded=%t: last ctxguard reason: %s", r.tool, r.form, r.guarded, r.reason)
 		}

@@ -117,6 +117,7 @@ type result struct {
 	failed             int
 	elapsed            time.Duration
 	firstWrong, reason string
+	firstFailed        string
 }
 
 // run runs one CLI, form and mode in a fresh throwaway directory.
@@ -174,6 +175,9 @@ func run(cfg config, t tool, f form, guarded bool) (result, error) {
 		}
 		if c.err != nil {
 			res.failed++
+			if res.firstFailed == "" {
+				res.firstFailed = c.err.Error()
+			}
 			continue
 		}
 		if got := lastLine(out); got != t.want {

@@ -37,10 +37,16 @@ func Quote(s string) string {
 // redirection or an expansion, a word split in two, words that no call receives) is an error:
 // the engine must never emit a line whose meaning it did not intend.
 func Rewrite(src string, edits []rules.Edit) (string, error) {
+	return rewrite(src, edits, Parse, editItems)
+}
+
+// rewrite applies and verifies edits with a language's reader: parse for the lines, items for
+// the edits' texts.
+func rewrite(src string, edits []rules.Edit, parse func(string) ([]rules.Call, error), itemsOf func(string) ([]string, error)) (string, error) {
 	if len(edits) == 0 {
 		return src, nil
 	}
-	old, err := Parse(src)
+	old, err := parse(src)
 	if err != nil {
 		return "", fmt.Errorf("rewrite: %w", err)
 	}
@@ -53,7 +59,7 @@ func Rewrite(src string, edits []rules.Edit) (string, error) {
 		if e.At < prev || e.At > len(src) {
 			return "", fmt.Errorf("rewrite: edit offset %d outside the line (length %d)", e.At, len(src))
 		}
-		items, err := editItems(e.Text)
+		items, err := itemsOf(e.Text)
 		if err != nil {
 			return "", fmt.Errorf("rewrite: edit %q at %d: %w", e.Text, e.At, err)
 		}
@@ -65,7 +71,7 @@ func Rewrite(src string, edits []rules.Edit) (string, error) {
 	}
 	b.WriteString(src[prev:])
 	res := b.String()
-	calls, err := Parse(res)
+	calls, err := parse(res)
 	if err != nil {
 		return "", fmt.Errorf("rewrite: the edited line does not parse: %w", err)
 	}

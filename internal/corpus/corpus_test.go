@@ -1,0 +1,202 @@
+package corpus
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// The shares this package has reached, in per mille: a change that lowers either fails.
+const (
+	minDangerousBlocked = 1000
+	minBenignAllowed    = 1000
+)
+
+// guarded are the CLIs ctxguard has built-in providers for.
+var guarded = []string{"az", "kubectl", "gcloud", "gh", "terraform", "pac"}
+
+// policy allows every context of every provider, so that only the destructive rules and the
+// parser decide, and makes every destructive entry deny.
+const policy = `version: 1
+contexts:
+  az: {allow: ["*"]}
+  kubectl: {allow: ["*"]}
+  gcloud: {allow: ["*"]}
+  gh: {allow: ["*"]}
+  terraform: {allow: ["*"]}
+  pac: {allow: ["*"]}
+destructive: deny
+`
+
+type line struct {
+	Source       string `json:"source"`
+	Command      string `json:"command"`
+	Expect       string `json:"expect"`
+	CLI          string `json:"cli"`
+	Mode         string `json:"mode"`
+	CwdDependent bool   `json:"cwd_dependent"`
+	file         string
+	n            int
+}
+
+// corpusDir is the peer corpus: ../shared beside the clone in CI, /work/shared on the dev box.
+func corpusDir() string {
+	for _, dir := range []string{filepath.Join("..", "..", "..", "shared", "peer-corpus"), "/work/shared/peer-corpus"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(m) > 0 {
+			return dir
+		}
+	}
+	return ""
+}
+
+func load(t *testing.T, dir string) []line {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	var out []line
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			var l line
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatalf("%s:%d: %v", name, n, err)
+			}
+			l.file, l.n = filepath.Base(name), n
+			out = append(out, l)
+		}
+		f.Close()
+	}
+	return out
+}
+
+// machine is a throwaway home holding the state of every built-in provider (a copy of
+// internal/guard/testdata/machine/home) and the policy above, and a repository folder in it.
+func machine(t *testing.T) (guard.Env, string) {
+	home := t.TempDir()
+	src := filepath.Join("..", "guard", "testdata", "machine", "home")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(home, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(home, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".config", "ctxguard"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "ctxguard", "policy.yaml"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(home, "repo")
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{
+		"CTXGUARD_MANAGED_POLICY": filepath.Join(home, "no-managed-policy.yaml"),
+		"XDG_STATE_HOME":          filepath.Join(home, ".local", "state"),
+	}
+	return guard.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}}, repo
+}
+
+// callsGuarded reports whether the line names a guarded CLI: by the corpus's own cli field, or
+// because the parser finds a call of one anywhere in it (behind a pipe, in `bash -c`, …).
+func callsGuarded(l line) bool {
+	if slices.Contains(guarded, l.CLI) {
+		return true
+	}
+	calls, _ := shell.Parse(l.Command)
+	for _, c := range calls {
+		if slices.Contains(guarded, c.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPeerCorpus scores the lines of the peer corpus that call a guarded CLI and are labelled
+// dangerous or benign: the share of dangerous lines denied or asked, and of benign lines not
+// blocked (a rewrite only binds the line, so it counts as allowed). Lines that only hold under a
+// source's env toggle or temp cwd are left out, as the corpus README advises. Run with -v for
+// every disagreement.
+func TestPeerCorpus(t *testing.T) {
+	dir := corpusDir()
+	if dir == "" {
+		t.Skip("peer corpus not found (../shared/peer-corpus beside the clone, or /work/shared/peer-corpus): nothing to score")
+	}
+	env, repo := machine(t)
+	var dangerous, blocked, benign, allowed int
+	for _, l := range load(t, dir) {
+		if l.Expect != "dangerous" && l.Expect != "benign" || l.Mode != "" || l.CwdDependent || !callsGuarded(l) {
+			continue
+		}
+		o := guard.Decide(guard.Request{Command: l.Command, Cwd: repo}, env)
+		stops := o.Verdict == rules.VerdictDeny || o.Verdict == rules.VerdictAsk
+		where := fmt.Sprintf("%s:%d", l.file, l.n)
+		switch l.Expect {
+		case "dangerous":
+			dangerous++
+			if stops {
+				blocked++
+			} else {
+				t.Logf("%s: dangerous, but %s: %q", where, o.Verdict, l.Command)
+			}
+		case "benign":
+			benign++
+			if !stops {
+				allowed++
+			} else {
+				t.Logf("%s: benign, but %s (%s): %q", where, o.Verdict, firstLine(o.Reason), l.Command)
+			}
+		}
+	}
+	d, b := permille(blocked, dangerous), permille(allowed, benign)
+	t.Logf("dangerous denied or asked: %d/%d (%.1f%%); benign allowed: %d/%d (%.1f%%)",
+		blocked, dangerous, float64(d)/10, allowed, benign, float64(b)/10)
+	if d < minDangerousBlocked {
+		t.Errorf("dangerous lines denied or asked: %d‰, want at least %d‰ (run with -v for the lines)", d, minDangerousBlocked)
+	}
+	if b < minBenignAllowed {
+		t.Errorf("benign lines allowed: %d‰, want at least %d‰ (run with -v for the lines)", b, minBenignAllowed)
+	}
+}
+
+func permille(n, of int) int {
+	if of == 0 {
+		return 1000
+	}
+	return n * 1000 / of
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package guard
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// PowerShell is Request.Shell for a line written in PowerShell. Any other value is bash.
+const PowerShell = "powershell"
+
+// parse reads the request: the line in its shell's language, or, for a tool that is not a shell
+// but writes files (Request.Paths), one call with no command word that writes them, so that the
+// rules that protect ctxguard's own files see them.
+func parse(req Request) ([]rules.Call, error) {
+	if req.Command == "" && len(req.Paths) > 0 {
+		c := rules.Call{NameWord: rules.Word{Value: req.Tool, Pos: -1, End: -1}}
+		for _, p := range req.Paths {
+			c.Writes = append(c.Writes, rules.Word{Value: p, Literal: true, Pos: -1, End: -1})
+		}
+		return []rules.Call{c}, nil
+	}
+	if req.Shell == PowerShell {
+		return shell.ParsePowerShell(req.Command)
+	}
+	return shell.Parse(req.Command)
+}
+
+// quoter is the quoting function for the request's shell.
+func quoter(req Request) func(string) string {
+	if req.Shell == PowerShell {
+		return shell.QuotePowerShell
+	}
+	return shell.Quote
+}
+
+// rewrite applies the engine's edits in the request's shell.
+func rewrite(req Request, edits []rules.Edit) (string, error) {
+	if req.Shell == PowerShell {
+		return shell.RewritePowerShell(req.Command, edits)
+	}
+	return shell.Rewrite(req.Command, edits)
+}
+
+var writers = sync.OnceValues(func() ([]rules.Writer, error) {
+	return policy.ParseWriters(builtin.Protect(), "builtin:protect.yaml")
+})
+
+// protection is what keeps an agent from changing ctxguard's own policy, providers and hooks:
+// the files, found from the same places policy discovery looks, and the commands that write
+// files named in their arguments.
+func protection(o policy.Options) (rules.Self, []rules.Writer, error) {
+	ws, err := writers()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the built-in list of commands that write files: %w", err)
+	}
+	return &lazySelf{get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) })}, ws, nil
+}
+
+// lazySelf finds the protected files only when a line writes a file: most lines do not, and
+// finding them costs a walk up the directory tree.
+type lazySelf struct{ get func() *policy.Self }
+
+func (l *lazySelf) Match(path string, tree bool, into []string) (rules.Protection, bool) {
+	return l.get().Match(path, tree, into)
+}
+
+func (l *lazySelf) Mentions(text string) bool { return l.get().Mentions(text) }

@@ -1,0 +1,94 @@
+package guard_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// peerLines returns the "command" field of every line of the peer corpora (the shared folder
+// beside the clone, or /work/shared), if they are there.
+func peerLines() []string {
+	var files []string
+	for _, dir := range []string{filepath.Join("..", "..", "..", "shared", "peer-corpus"), "/work/shared/peer-corpus"} {
+		if files, _ = filepath.Glob(filepath.Join(dir, "*.jsonl")); len(files) > 0 {
+			break
+		}
+	}
+	var out []string
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var line struct{ Command string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Command != "" {
+				out = append(out, line.Command)
+			}
+		}
+		f.Close()
+	}
+	return out
+}
+
+// rewriteSeeds are lines that bind, switch and chain every built-in provider.
+var rewriteSeeds = []string{
+	"az group list", "kubectl get pods", "gcloud compute instances list", "terraform plan", "gh pr list",
+	"pac solution list", "az group list -o table && kubectl get pods -n team-a | grep x",
+	"az account set -s 11111111-1111-4111-8111-111111111111 && az vm list",
+	"kubectl config use-context dev; kubectl delete pod x", "(cd sub && terraform apply)",
+	"echo $(az group list) `kubectl get ns`", "sudo -E env X=1 kubectl get pods", "bash -c 'az group list'",
+	"xargs -n1 kubectl get < names", "az group list --subscription=11111111-1111-4111-8111-111111111111",
+	"TF_WORKSPACE=staging terraform plan", "kubectl --context dev get pods # comment", "az vm list 2>&1 >out",
+	"gcloud config set project contoso-dev-123456 && gcloud run deploy", "az group delete -n rg --yes",
+	line(7),
+}
+
+// FuzzRewrite checks that a rewrite is a fixed point: the bound line, decided again, is not
+// rewritten again and not denied, and it parses to the original calls plus the bindings. A
+// binding that did not bind, or that lands where it changes what runs, shows up here.
+func FuzzRewrite(f *testing.F) {
+	for _, s := range rewriteSeeds {
+		f.Add(s)
+	}
+	for _, s := range peerLines() {
+		f.Add(s)
+	}
+	env, repo := machine(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		first := guard.Decide(guard.Request{Command: src, Cwd: repo}, env)
+		if !first.Rewritten {
+			return
+		}
+		if first.Verdict == rules.VerdictDeny {
+			t.Fatalf("%q: denied, yet rewritten to %q", src, first.Command)
+		}
+		before, err := shell.Parse(src)
+		if err != nil {
+			t.Fatalf("%q was rewritten but does not parse: %v", src, err)
+		}
+		after, err := shell.Parse(first.Command)
+		if err != nil {
+			t.Fatalf("%q: the rewrite %q does not parse: %v", src, first.Command, err)
+		}
+		if len(after) < len(before) {
+			t.Fatalf("%q: the rewrite %q has %d calls, want at least %d", src, first.Command, len(after), len(before))
+		}
+		second := guard.Decide(guard.Request{Command: first.Command, Cwd: repo}, env)
+		if second.Verdict == rules.VerdictDeny {
+			t.Fatalf("%q: the rewrite %q is denied: %s", src, first.Command, second.Reason)
+		}
+		if second.Rewritten && second.Command != first.Command {
+			t.Fatalf("%q: rewritten to %q, which is rewritten again to %q", src, first.Command, second.Command)
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/builtin"
+)
+
+func TestProtected(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	repo := filepath.Join(home, "src", "repo")
+	for _, f := range []string{
+		filepath.Join(repo, ProjectFile),
+		filepath.Join(repo, ".claude", "settings.json"),
+		filepath.Join(repo, ".github", "hooks", "ctxguard.json"),
+		filepath.Join(repo, "sub", "keep"),
+		filepath.Join(root, "elsewhere", "keep"),
+	} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(repo, "sub", "link.yaml")
+	if err := os.Symlink(filepath.Join(repo, ProjectFile), link); err != nil {
+		t.Fatal(err)
+	}
+	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Home: home, OS: "linux"})
+	tests := []struct {
+		path string
+		tree bool
+		into []string
+		want string
+	}{
+		{filepath.Join(repo, ProjectFile), false, nil, "self.policy-write"},
+		{filepath.Join(root, "elsewhere", ProjectFile), false, nil, "self.policy-write"}, // a new project policy
+		{filepath.Join(home, ".config", "ctxguard", "policy.yaml"), false, nil, "self.policy-write"},
+		{filepath.Join(home, ".config", "ctxguard", "providers", "x.yaml"), false, nil, "self.policy-write"},
+		{"/etc/ctxguard/policy.yaml", false, nil, "self.policy-write"},
+		{filepath.Join(home, ".claude", "settings.local.json"), false, nil, "self.hook-write"},
+		{filepath.Join(root, "x", ".claude", "settings.json"), false, nil, "self.hook-write"},
+		{filepath.Join(home, ".copilot", "hooks", "ctxguard.json"), false, nil, "self.hook-write"},
+		{filepath.Join(root, "x", ".github", "hooks", "a.json"), false, nil, "self.hook-write"},
+		{link, false, nil, "self.policy-write"},
+		{filepath.Join(repo, ".claude"), true, nil, "self.hook-write"},
+		{repo, true, nil, "self.policy-write"},
+		{filepath.Join(repo, ".claude"), false, nil, ""}, // writing a directory's name is no write
+		{filepath.Join(repo, "sub"), false, []string{ProjectFile}, "self.policy-write"},
+		{filepath.Join(repo, "sub", "keep"), false, []string{ProjectFile}, ""}, // a file, not a directory
+		{filepath.Join(repo, "README.md"), false, nil, ""},
+		{filepath.Join(repo, ".github", "workflows", "ci.yml"), false, nil, ""},
+		{filepath.Join(root, "elsewhere"), true, nil, ""},
+	}
+	for _, tt := range tests {
+		pr, ok := s.Match(tt.path, tt.tree, tt.into)
+		if got := pr.Rule; ok != (tt.want != "") || got != tt.want {
+			t.Errorf("Match(%s, %v, %v) = %q %v, want %q", tt.path, tt.tree, tt.into, got, ok, tt.want)
+		}
+	}
+	for text, want := range map[string]bool{"$HOME/.claude/settings.json": true, "$XDG_CONFIG_HOME/ctxguard/policy.yaml": true, "$OUT": false, `$env:USERPROFILE\.copilot\hooks\x.json`: true} {
+		if s.Mentions(text) != want {
+			t.Errorf("Mentions(%q) = %v", text, !want)
+		}
+	}
+}
+
+func TestParseWriters(t *testing.T) {
+	ws, err := ParseWriters(builtin.Protect(), "builtin:protect.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if seen[w.Command] {
+			t.Errorf("%s is listed twice", w.Command)
+		}
+		seen[w.Command] = true
+	}
+	for _, c := range []string{"tee", "cp", "mv", "rm", "truncate", "ln", "sed", "remove-item", "del", "set-content"} {
+		if !seen[c] {
+			t.Errorf("%s is not listed", c)
+		}
+	}
+	if _, err := ParseWriters([]byte("writers:\n  - {command: x, operands: some}\n"), "bad.yaml"); err == nil {
+		t.Error("an unknown operands value was accepted")
+	}
+}

@@ -1,0 +1,219 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// psRender is render plus the files a call's redirections write (writes=…).
+func psRender(c rules.Call) string {
+	s := render(c)
+	if len(c.Writes) > 0 {
+		var ws []string
+		for _, w := range c.Writes {
+			ws = append(ws, renderWord(w))
+		}
+		s += " writes=" + strings.Join(ws, ",")
+	}
+	return s
+}
+
+func TestParsePowerShell(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string
+	}{
+		{"az group list", []string{"az group list"}},
+		{"AZ.CMD group list", []string{"az group list"}},
+		{`& "C:\Program Files\az.cmd" account show`, []string{"az account show via=&"}},
+		{"& 'az' group list", []string{"az group list via=&"}},
+		{". ./deploy.ps1 -Env prod", []string{"deploy -Env prod via=."}},
+		// Statement separators, pipelines and PowerShell 7 chains.
+		{"Get-Date; az group list | ConvertFrom-Json", []string{"get-date", "az group list", "convertfrom-json"}},
+		{"az login && kubectl get pods || gh pr list", []string{"az login", "kubectl get pods", "gh pr list"}},
+		{"az group list\nkubectl get pods\r\ngh pr list", []string{"az group list", "kubectl get pods", "gh pr list"}},
+		{"Start-Sleep 1 & az group list", []string{"start-sleep ?\"1\"", "az group list"}},
+		// Quoting: single quotes with '' doubling, double quotes with backtick and "" escapes,
+		// typographic quotes, backtick escapes in bare words.
+		{"az group create -n 'it''s'", []string{`az group create -n "it's"`}},
+		{"az group create -n \"a`\"b\"\"c\"", []string{`az group create -n "a\"b\"c"`}},
+		{"az group create -n ‘x’ --tags “a b”", []string{`az group create -n x --tags "a b"`}},
+		{"az` group list", []string{"az group list"}}, // the command is named "az group"
+		{"a`z group list", []string{"az group list"}},
+		{"az group list `\n  --output table", []string{"az group list --output table"}},
+		{"az group create -n a`tb", []string{`az group create -n "a\tb"`}},
+		// Comments and block comments.
+		{"az group list # az group delete", []string{"az group list"}},
+		{"<# kubectl delete ns prod #> gh pr list", []string{"gh pr list"}},
+		{"<# multi\nline az #>\naz login", []string{"az login"}},
+		{"echo a#b", []string{"echo a#b"}},
+		// Here-strings are data.
+		{"Write-Output @'\naz group delete -n x\n'@", []string{`write-output "az group delete -n x"`}},
+		{"Write-Output @\"\naz $x\n\"@; gh pr list", []string{"write-output ?\"@\\\"\\naz $x\\n\\\"@\"", "gh pr list"}},
+		{"$s = @'\nkubectl delete ns prod\n'@\naz login", []string{"az login"}},
+		// --% passes the rest of the line verbatim.
+		{"az --% group list %SUB%\ngh pr list", []string{`az ?"group" ?"list" ?"%SUB%"`, "gh pr list"}},
+		// Variables, subexpressions and arrays are not literal; their calls run first.
+		{"az group list --subscription $sub", []string{`az group list --subscription ?"$sub"`}},
+		{"az group list --subscription $env:SUB", []string{`az group list --subscription ?"$env:SUB"`}},
+		{`Write-Output "sub: $(az account show --query id)"`, []string{"az account show --query id", `write-output ?"\"sub: $(az account show --query id)\""`}},
+		{"kubectl get pods -n (az group list)", []string{"az group list", `kubectl get pods -n ?"(az group list)"`}},
+		{"$x = az account show; kubectl get pods", []string{"az account show", "kubectl get pods"}},
+		{"az vm list --ids a,b", []string{`az vm list --ids ?"a,b"`}},
+		{"kubectl scale --replicas 0x10", []string{`kubectl scale --replicas ?"0x10"`}},
+		{"kubectl scale --replicas '0x10'", []string{"kubectl scale --replicas 0x10"}},
+		// Script blocks and compound statements: their calls are read, keywords are not calls.
+		{"Get-ChildItem | ForEach-Object { kubectl delete pod $_.Name }", []string{"get-childitem", `kubectl delete pod ?"$_.Name"`, `foreach-object ?"{ kubectl delete pod $_.Name }"`}},
+		{"& { az group list }", []string{"az group list"}},
+		{"if ($x -eq 1) { az login } elseif (gh auth status) { gcloud auth list } else { kubectl get ns }", []string{"az login", "gh auth status", "gcloud auth list", "kubectl get ns"}},
+		{"foreach ($g in az group list) { az group show -n $g }", []string{"az group list", `az group show -n ?"$g"`}},
+		{"try { az login } catch { Write-Error $_ } finally { gh pr list }", []string{"az login", `write-error ?"$_"`, "gh pr list"}},
+		{"function Deploy { param($x) terraform apply }; Deploy", []string{"terraform apply", "deploy"}},
+		{"while ($true) { kubectl get pods; break }", []string{"kubectl get pods"}},
+		// Environment: $env:NAME sets it for every later call.
+		{"$env:TF_WORKSPACE='staging'; terraform plan", []string{`terraform plan env[TF_WORKSPACE:=staging]`}},
+		{"$env:TF_WORKSPACE = \"a b\"\nterraform plan", []string{`terraform plan env[TF_WORKSPACE:="a b"]`}},
+		{"$env:KUBECONFIG = $p; kubectl get pods", []string{`kubectl get pods env[KUBECONFIG:=?"$p"]`}},
+		{"$env:X='1'; $env:X=$null; az login", []string{"az login"}},
+		// Directory changes.
+		{"cd infra; terraform plan", []string{"cd infra", "terraform plan dir=infra"}},
+		{"Set-Location -Path ../prod && terraform plan", []string{"set-location -Path ../prod", "terraform plan dir=../prod"}},
+		{"if ($x) { cd a }; terraform plan", []string{"cd a", "terraform plan dir=?"}},
+		// Strings run again: iex, pwsh -Command, bash -c.
+		{"iex 'az group delete -n x'", []string{`iex "az group delete -n x"`, "az group delete -n x via=iex nested"}},
+		{"Invoke-Expression -Command \"kubectl get pods\"", []string{`invoke-expression -Command "kubectl get pods"`, "kubectl get pods via=iex nested"}},
+		{"'az group delete' | iex", []string{"iex", "az group delete via=iex nested"}},
+		{"iex \"az $args\"", []string{`iex ?"\"az $args\""`, `?"iex \"az $args\"" ?"iex \"az $args\"" via=iex`}},
+		{"pwsh -c 'az login'", []string{`pwsh -c "az login"`, "az login via=pwsh -Command nested"}},
+		{"bash -c 'rm .claude/settings.json'", []string{`bash -c "rm .claude/settings.json"`, "rm .claude/settings.json via=bash -c nested"}},
+		// Commands ctxguard cannot follow are opaque.
+		{"Start-Process az -ArgumentList 'group','list'", []string{`start-process az -ArgumentList ?"'group','list'"`, `?"Start-Process az -ArgumentList 'group','list'" ?"Start-Process az -ArgumentList 'group','list'" via=start-process`}},
+		{"cmd /c az group list", []string{"cmd /c az group list", `?"cmd /c az group list" ?"cmd /c az group list" via=cmd`}},
+		{"& $cli group list", []string{`?"$cli" group list via=&`}},
+		// Redirections.
+		{"echo x > .ctxguard.yaml", []string{"echo x writes=.ctxguard.yaml"}},
+		{"az group list 2>&1 >> out.txt", []string{"az group list writes=out.txt"}},
+		{"az group list *> 'all.txt'", []string{"az group list writes=all.txt"}},
+		// Unreadable text is one opaque call, never an error.
+		{"az group list 'unterminated", []string{`?"az group list 'unterminated" ?"az group list 'unterminated" via=powershell (unreadable: unterminated string at byte 27)`}},
+		{"az group list < in.txt", []string{`?"az group list < in.txt" ?"az group list < in.txt" via=powershell (unreadable: the '<' operator is reserved for future use at byte 14)`}},
+		{"", nil},
+		{"# only a comment", nil},
+	}
+	for _, tt := range tests {
+		calls, err := ParsePowerShell(tt.src)
+		if err != nil {
+			t.Errorf("ParsePowerShell(%q): %v", tt.src, err)
+			continue
+		}
+		var got []string
+		for _, c := range calls {
+			got = append(got, psRender(c))
+			checkOffsets(t, tt.src, c)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParsePowerShell(%q) mismatch (-want +got):\n%s", tt.src, diff)
+		}
+	}
+}
+
+// checkOffsets checks that every position of a call lies in its Src and that a bare literal
+// word's text is its value.
+func checkOffsets(t *testing.T, src string, c rules.Call) {
+	t.Helper()
+	if !c.Nested && c.Src != src {
+		t.Errorf("%q: call %q has Src %q", src, c.Name, c.Src)
+	}
+	in := func(w rules.Word) {
+		if w.Pos == -1 && w.End == -1 {
+			return
+		}
+		if w.Pos < 0 || w.Pos > w.End || w.End > len(c.Src) {
+			t.Errorf("%q: word %q at [%d,%d] outside Src of length %d", src, w.Value, w.Pos, w.End, len(c.Src))
+			return
+		}
+		if !w.Literal && w.Value != c.Src[w.Pos:w.End] {
+			t.Errorf("%q: non-literal word %q is not its source %q", src, w.Value, c.Src[w.Pos:w.End])
+		}
+	}
+	in(c.NameWord)
+	for _, a := range c.Args {
+		in(a)
+	}
+	for _, a := range c.Writes {
+		in(a)
+	}
+	for _, e := range c.Env {
+		in(e.Value)
+	}
+	if c.Start < 0 || c.Start > c.End || c.End > len(c.Src) {
+		t.Errorf("%q: call %q spans [%d,%d] of %d", src, c.Name, c.Start, c.End, len(c.Src))
+	}
+}
+
+func TestQuotePowerShell(t *testing.T) {
+	for _, v := range []string{"prod", "Contoso-Dev", "11111111-1111-4111-8111-111111111111", "a b", "it's", "it’s", "$x", "-x", "0x10", "@a", "", "a;b", "`n", "tab\there"} {
+		q := QuotePowerShell(v)
+		calls, err := ParsePowerShell("x " + q)
+		if err != nil || len(calls) != 1 || len(calls[0].Args) != 1 {
+			t.Errorf("QuotePowerShell(%q) = %s, which reads as %d calls (%v)", v, q, len(calls), err)
+			continue
+		}
+		a := calls[0].Args[0]
+		if !a.Literal || a.Value != v {
+			t.Errorf("QuotePowerShell(%q) = %s, which reads back as %q (literal %v)", v, q, a.Value, a.Literal)
+		}
+	}
+}
+
+func TestRewritePowerShell(t *testing.T) {
+	tests := []struct {
+		src   string
+		edits []rules.Edit
+		want  string
+		err   string
+	}{
+		{"az group list | ConvertFrom-Json", []rules.Edit{{At: 13, Text: " --subscription 'a b'"}}, "az group list --subscription 'a b' | ConvertFrom-Json", ""},
+		{"& { az group list }", []rules.Edit{{At: 17, Text: " --subscription dev"}}, "& { az group list --subscription dev }", ""},
+		{"az group list # c", []rules.Edit{{At: 13, Text: " --subscription dev"}}, "az group list --subscription dev # c", ""},
+		// An edit that adds a command, a variable or a redirection is refused.
+		{"az group list", []rules.Edit{{At: 13, Text: "; rm x"}}, "", "is not a list of words"},
+		{"az group list", []rules.Edit{{At: 13, Text: " --subscription $x"}}, "", "has an expansion"},
+		{"az group list", []rules.Edit{{At: 13, Text: " > f"}}, "", "is not a list of words"},
+		// An edit inside a string changes that string, which is refused.
+		{"iex 'az group list'", []rules.Edit{{At: 18, Text: " --subscription dev"}}, "", "rewrite"},
+	}
+	for _, tt := range tests {
+		got, err := RewritePowerShell(tt.src, tt.edits)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("RewritePowerShell(%q, %v) = %q, %v; want error containing %q", tt.src, tt.edits, got, err, tt.err)
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("RewritePowerShell(%q, %v) = %q, %v; want %q", tt.src, tt.edits, got, err, tt.want)
+		}
+	}
+}
+
+func FuzzParsePowerShell(f *testing.F) {
+	for _, s := range []string{"az group list", "iex 'az x'", "& { az }", "@'\nx\n'@", "$env:A='b'; az", "a `\n b", "<# x #>", "\"$(az x)\"", "--% a b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		calls, err := ParsePowerShell(src)
+		if err != nil {
+			return
+		}
+		for _, c := range calls {
+			checkOffsets(t, src, c)
+			for _, v := range c.Via {
+				if strings.Contains(v, "internal error") {
+					t.Fatalf("ParsePowerShell(%q): %s", src, v)
+				}
+			}
+		}
+	})
+}
