@@ -114,6 +114,12 @@ func (claude) Encode(w io.Writer, req *Request, a Answer) error {
 	if err != nil {
 		return fmt.Errorf("answer claude: %w", err)
 	}
+	return writeClaude(w, "claude", d)
+}
+
+// writeClaude writes a decision in Claude Code's hookSpecificOutput shape, which Codex reads
+// too; allow is silence.
+func writeClaude(w io.Writer, harness string, d decision) error {
 	if d.permission == "" {
 		return nil
 	}
@@ -124,7 +130,7 @@ func (claude) Encode(w io.Writer, req *Request, a Answer) error {
 		UpdatedInput:             d.args,
 	}}
 	if err := write(w, out); err != nil {
-		return fmt.Errorf("answer claude: %w", err)
+		return fmt.Errorf("answer %s: %w", harness, err)
 	}
 	return nil
 }

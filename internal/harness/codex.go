@@ -36,19 +36,7 @@ func (codex) Encode(w io.Writer, req *Request, a Answer) error {
 	if err != nil {
 		return fmt.Errorf("answer codex: %w", err)
 	}
-	if d.permission == "" {
-		return nil
-	}
-	out := claudeOutput{claudeDecision{
-		HookEventName:            "PreToolUse",
-		PermissionDecision:       d.permission,
-		PermissionDecisionReason: d.reason,
-		UpdatedInput:             d.args,
-	}}
-	if err := write(w, out); err != nil {
-		return fmt.Errorf("answer codex: %w", err)
-	}
-	return nil
+	return writeClaude(w, "codex", d)
 }
 
 // codexSetup wires ctxguard into Codex CLI: Claude Code's layout in hooks.json, for its shell
