@@ -261,24 +261,11 @@ func (e *engine) exists(p *providers.Spec, in providers.Input, v string) (bool, 
 
 // only returns the single context that the allow lists name literally, if there is exactly one.
 func (cp *ContextPolicy) only(known []providers.Known, fold bool) (string, bool) {
-	var found []identity
-	var first string
-	for _, l := range cp.Allow {
-		for _, pat := range l.Patterns {
-			if isGlob(pat) {
-				continue
-			}
-			id := identify(pat, known, fold)
-			if !cp.allows(id, fold) || seen(found, id, fold) {
-				continue
-			}
-			if first == "" {
-				first = pat
-			}
-			found = append(found, id)
-		}
+	lits := cp.literals(known, fold)
+	if len(lits) != 1 {
+		return "", false
 	}
-	return first, len(found) == 1
+	return lits[0], true
 }
 
 func seen(ids []identity, id identity, fold bool) bool {
