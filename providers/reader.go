@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/tidwall/gjson"
@@ -592,7 +593,40 @@ func (r *Reader) load(path, format string) ([]byte, bool, error) {
 	return f.json, f.exists, f.err
 }
 
+// settle is how long readState waits before it reads a state file again that it found empty or
+// unparsable. az, kubectl and gcloud rewrite their files in place (truncate, then write), so a
+// hook that races a switch can see a file cut short; the write completes within a millisecond or
+// two. A file still broken after the pause is reported, never trusted.
+const settle = 10 * time.Millisecond
+
+// readState reads a state file as JSON, reading it once more after a pause if it looks caught
+// mid-write (see settle).
 func readState(path, format string) ([]byte, bool, error) {
+	out, exists, err := readStateOnce(path, format)
+	var parse *parseError
+	if exists && (errors.As(err, &parse) || err == nil && empty(out)) {
+		time.Sleep(settle)
+		out, exists, err = readStateOnce(path, format)
+	}
+	if parse := (*parseError)(nil); errors.As(err, &parse) {
+		err = &StateError{path, parse.err}
+	}
+	return out, exists, err
+}
+
+// parseError is a state file that was read but does not parse: the one failure a concurrent
+// writer explains.
+type parseError struct{ err error }
+
+func (e *parseError) Error() string { return e.err.Error() }
+
+// empty reports whether a file holds nothing but white space (or, turned into JSON, null).
+func empty(out []byte) bool {
+	t := bytes.TrimSpace(out)
+	return len(t) == 0 || string(t) == "null"
+}
+
+func readStateOnce(path, format string) ([]byte, bool, error) {
 	data, err := readFile(path)
 	if err != nil {
 		if missing(err) {
@@ -602,12 +636,12 @@ func readState(path, format string) ([]byte, bool, error) {
 	}
 	out, err := codec.ToJSON(data, format)
 	if err != nil {
-		return nil, true, &StateError{path, err}
+		return nil, true, &parseError{err}
 	}
 	// gjson reads what it can of broken JSON; a file cut short by a concurrent write must fail
 	// closed instead. The BOM is gone by now, so gjson's own check is safe to use.
 	if format == "json" && len(bytes.TrimSpace(out)) > 0 && !gjson.ValidBytes(out) {
-		return nil, true, &StateError{path, jsonError(out)}
+		return nil, true, &parseError{jsonError(out)}
 	}
 	return out, true, nil
 }

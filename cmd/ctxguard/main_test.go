@@ -78,9 +78,12 @@ func TestScript(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":     exits,
-			"payload":   payload,
-			"runanswer": runanswer,
+			"exits":      exits,
+			"payload":    payload,
+			"runanswer":  runanswer,
+			"genpayload": genpayload,
+			"timed":      timed,
+			"openstdin":  openstdin,
 		},
 	})
 }

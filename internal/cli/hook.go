@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ctxguard/ctxguard/builtin"
-	"io"
 	"runtime/debug"
 	"time"
 
@@ -27,11 +26,13 @@ const (
 // without being buffered whole.
 const maxPayload = 8 << 20
 
-// budget is how long the hook may spend deciding. The harnesses let a call through when a hook
-// times out, so a line too expensive to analyse is denied in time instead.
+// budget is how long the hook may spend from its start to its decision, reading and decoding the
+// payload included. The harnesses let a call through when a hook times out, so a line too
+// expensive to analyse is denied in time instead.
 const budget = 150 * time.Millisecond
 
 func (c *ctx) hook(args []string) int {
+	deadline := time.Now().Add(budget)
 	// A hook run lives for milliseconds: collecting garbage only costs time. The memory limit
 	// brings the collector back should a pathological line make the heap grow.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -45,7 +46,7 @@ func (c *ctx) hook(args []string) int {
 		}
 		return c.block(fmt.Errorf("%v", err))
 	}
-	data, err := io.ReadAll(io.LimitReader(c.stdin, maxPayload+1))
+	data, err := readPayload(c.stdin, maxPayload)
 	if err != nil {
 		return c.block(fmt.Errorf("read hook payload: %w", err))
 	}
@@ -72,7 +73,7 @@ func (c *ctx) hook(args []string) int {
 		return hookAnswered
 	}
 	greq := guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session, Agent: req.Agent, Shell: req.Shell, Tool: req.Tool, Paths: req.Paths}
-	o := c.decide(greq)
+	o := c.decide(greq, deadline)
 	if err := guard.Remember(greq, c.env, o); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context
 		// another session selects: the race ctxguard is there to close. So the switch does not
@@ -90,8 +91,8 @@ func (c *ctx) hook(args []string) int {
 	return c.answer(h, req, a)
 }
 
-// decide runs guard.Decide within the time budget, turning a panic or an overrun into a deny.
-func (c *ctx) decide(req guard.Request) (o guard.Outcome) {
+// decide runs guard.Decide until the deadline, turning a panic or an overrun into a deny.
+func (c *ctx) decide(req guard.Request, deadline time.Time) (o guard.Outcome) {
 	done := make(chan guard.Outcome, 1)
 	go func() {
 		defer func() {
@@ -105,7 +106,7 @@ func (c *ctx) decide(req guard.Request) (o guard.Outcome) {
 	select {
 	case o = <-done:
 		return o
-	case <-time.After(budget):
+	case <-time.After(time.Until(deadline)):
 		return guard.Outcome{Verdict: rules.VerdictDeny, Rule: "hook.too-expensive",
 			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}
 	}

@@ -22,6 +22,10 @@ var hookSeeds = []string{
 	`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`,
 	`{"tool_name":"Bash","tool_input":{"command":"az group list"},"tool_input":{"command":"az group delete -n x"}}`,
 	``, `{`, `[]`, `null`, `"x"`, `{"tool_name":1}`, `{"tool_name":"Bash","tool_input":"az"}`, "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"a\xffz\"}}",
+	// Bytes that are not UTF-8 inside Copilot's toolArgs string were once replaced silently and
+	// the replaced command handed back in a rewrite.
+	"{\"toolName\":\"bash\",\"cwd\":\"REPO\",\"toolArgs\":\"{\\\"command\\\":\\\"az group \xff\xfelist\\\"}\"}",
+	`{"toolName":"bash","toolArgs":"{\"command\":\"` + strings.Repeat("$(", 1001) + `\"}"}`,
 }
 
 // FuzzHook feeds arbitrary bytes to the hook, as stdin (and, when wrap is set, as the command of

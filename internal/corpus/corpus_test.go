@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,7 @@ import (
 // The shares this package has reached, in per mille: a change that lowers either fails.
 const (
 	minDangerousBlocked = 1000
-	minBenignAllowed    = 1000
+	minBenignAllowed    = 955
 )
 
 // guarded are the CLIs ctxguard has built-in providers for.
@@ -151,6 +152,7 @@ func TestPeerCorpus(t *testing.T) {
 	}
 	env, repo := machine(t)
 	var dangerous, blocked, benign, allowed int
+	perFile := map[string]*[4]int{} // dangerous, blocked, benign, allowed
 	for _, l := range load(t, dir) {
 		if l.Expect != "dangerous" && l.Expect != "benign" || l.Mode != "" || l.CwdDependent || !callsGuarded(l) {
 			continue
@@ -158,22 +160,35 @@ func TestPeerCorpus(t *testing.T) {
 		o := guard.Decide(guard.Request{Command: l.Command, Cwd: repo}, env)
 		stops := o.Verdict == rules.VerdictDeny || o.Verdict == rules.VerdictAsk
 		where := fmt.Sprintf("%s:%d", l.file, l.n)
+		f := perFile[l.file]
+		if f == nil {
+			f = new([4]int)
+			perFile[l.file] = f
+		}
 		switch l.Expect {
 		case "dangerous":
 			dangerous++
+			f[0]++
 			if stops {
 				blocked++
+				f[1]++
 			} else {
 				t.Logf("%s: dangerous, but %s: %q", where, o.Verdict, l.Command)
 			}
 		case "benign":
 			benign++
+			f[2]++
 			if !stops {
 				allowed++
+				f[3]++
 			} else {
 				t.Logf("%s: benign, but %s (%s): %q", where, o.Verdict, firstLine(o.Reason), l.Command)
 			}
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(perFile)) {
+		f := perFile[name]
+		t.Logf("%s: dangerous denied or asked %d/%d, benign allowed %d/%d", name, f[1], f[0], f[3], f[2])
 	}
 	d, b := permille(blocked, dangerous), permille(allowed, benign)
 	t.Logf("dangerous denied or asked: %d/%d (%.1f%%); benign allowed: %d/%d (%.1f%%)",

@@ -176,6 +176,11 @@ func argsObject(raw json.RawMessage, name string) (object, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if strings.ContainsRune(s, utf8.RuneError) && !lossless(raw, s) {
+			// The decoder replaced bytes that are not UTF-8, as str guards against: the command
+			// inside would differ from the one the harness runs.
+			return nil, fmt.Errorf("%s is not valid unicode", name)
+		}
 		raw = []byte(s)
 	}
 	obj, err := parseObject(raw)

@@ -209,12 +209,26 @@ func write(f string, rec record) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), f)
+		err = rename(tmp.Name(), f)
 	}
 	if err != nil {
 		return fmt.Errorf("remember switch: %w", err)
 	}
 	return nil
+}
+
+// rename moves the new file into place. On Windows a rename over a file that another hook has
+// open for reading fails for that moment (os.Open does not share delete access there), so a
+// failed rename is retried a few times before it counts.
+func rename(from, to string) error {
+	var err error
+	for i := range 5 {
+		if err = os.Rename(from, to); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
+	}
+	return err
 }
 
 // prune removes the files that no entry in them can still count for (untouched for longer than

@@ -30,6 +30,10 @@ const (
 	stackPerByte   = 512
 	stackBudget    = 700 << 20
 	alwaysSafeLen  = 128 << 10
+	// maxBracketDepth bounds the nesting of brackets in the text. The parser's time grows
+	// faster than linearly with it (10,000 nested "(" take half a second), and the walk reports
+	// nodes past maxNodeDepth as opaque anyway: no real line comes near.
+	maxBracketDepth = 2 * maxNodeDepth
 )
 
 // SyntaxError is returned by Parse for a line the shell would reject (or that is too deeply
@@ -106,6 +110,17 @@ func syntaxError(err error) error {
 // checkStack bounds the parser's recursion from the text alone: nesting needs an opening
 // bracket (or a keyword, which costs far less stack) per level.
 func checkStack(text string) error {
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '(', '{', '[':
+			if depth++; depth > maxBracketDepth {
+				return &SyntaxError{Offset: i, Msg: fmt.Sprintf("command line nested more than %d brackets deep, too deep to parse in time", maxBracketDepth)}
+			}
+		case ')', '}', ']':
+			depth = max(depth-1, 0)
+		}
+	}
 	if len(text) <= alwaysSafeLen {
 		return nil
 	}

@@ -618,7 +618,7 @@ func TestParseLimits(t *testing.T) {
 		checkCalls(t, s, calls)
 	})
 	t.Run("deep substitutions", func(t *testing.T) {
-		n := 10000
+		n := maxBracketDepth
 		s := strings.Repeat("$(", n) + "az x" + strings.Repeat(")", n)
 		start := time.Now()
 		calls, err := Parse(s)
@@ -634,10 +634,27 @@ func TestParseLimits(t *testing.T) {
 		checkCalls(t, s, calls)
 	})
 	t.Run("deep subshells", func(t *testing.T) {
-		n := 20000
+		n := maxBracketDepth
 		s := strings.Repeat("( ", n) + "az x" + strings.Repeat(" )", n)
 		if _, err := Parse(s); err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("nesting past the bracket limit is refused before parsing", func(t *testing.T) {
+		for _, s := range []string{
+			strings.Repeat("$(", maxBracketDepth+1) + "az x" + strings.Repeat(")", maxBracketDepth+1),
+			strings.Repeat("((", 5000) + "1" + strings.Repeat("))", 5000),
+			strings.Repeat("{ ", 10000) + "az x" + strings.Repeat("; }", 10000),
+		} {
+			start := time.Now()
+			_, err := Parse(s)
+			var se *SyntaxError
+			if !errors.As(err, &se) || !strings.Contains(se.Msg, "deep") {
+				t.Fatalf("want a too-deep *SyntaxError, got %v", err)
+			}
+			if d := time.Since(start); d > 100*time.Millisecond {
+				t.Errorf("took %v to refuse", d)
+			}
 		}
 	})
 	t.Run("huge nesting is refused", func(t *testing.T) {
