@@ -65,6 +65,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 			env.Setenv("CTXGUARD_MANAGED_POLICY", filepath.Join(env.WorkDir, "managed", "policy.yaml"))
+			// The hook's 150 ms budget is for a machine doing nothing else; the suite runs beside
+			// other packages' tests on two cores. Scripts about the budget set it back.
+			env.Setenv("CTXGUARD_BUDGET", "2s")
 			// testscript passes on only PATH from the test's environment; the state variables are
 			// removed all the same, in case a version passes more. Unset, not empty: gcloud takes
 			// CLOUDSDK_CORE_PROJECT= for an empty, invalid project.
@@ -263,5 +266,21 @@ func runanswer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err == nil && neg {
 		ts.Fatalf("the command succeeded, want a failure")
+	}
+}
+
+// TestRealCLICondition checks that a missing real CLI fails a script unless the opt-out is set.
+func TestRealCLICondition(t *testing.T) {
+	const missing = "realcli:ctxguard-no-such-cli"
+	t.Setenv("CTXGUARD_SKIP_REAL_CLIS", "")
+	if ok, err := realCLI(missing); ok || err == nil || !strings.Contains(err.Error(), "CTXGUARD_SKIP_REAL_CLIS=1") {
+		t.Errorf("missing CLI without the opt-out: %v, %v; want an error naming the opt-out", ok, err)
+	}
+	t.Setenv("CTXGUARD_SKIP_REAL_CLIS", "1")
+	if ok, err := realCLI(missing); ok || err != nil {
+		t.Errorf("missing CLI with the opt-out: %v, %v; want false, so that the script skips", ok, err)
+	}
+	if ok, err := realCLI("realcli:bash"); !ok || err != nil {
+		t.Errorf("bash: %v, %v; want true", ok, err)
 	}
 }

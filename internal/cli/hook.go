@@ -26,12 +26,26 @@ const (
 // without being buffered whole.
 const maxPayload = 8 << 20
 
-// budget is how long the hook may spend from its start to its decision, reading and decoding the
-// payload included. The harnesses let a call through when a hook times out, so a line too
-// expensive to analyse is denied in time instead.
-const budget = 150 * time.Millisecond
+// defaultBudget is how long the hook may spend from its start to its decision, reading and
+// decoding the payload included. The harnesses let a call through when a hook times out, so a
+// line too expensive to analyse is denied in time instead. A few milliseconds is the norm; the
+// margin is for a loaded machine.
+const defaultBudget = 150 * time.Millisecond
+
+// budget is defaultBudget, or CTXGUARD_BUDGET (a Go duration) on a machine too slow or too
+// loaded for it, kept well below every harness's own timeout (30 s as installed) so that the
+// hook still answers rather than being timed out, which would let the call through.
+func (c *ctx) budget() time.Duration {
+	if v, ok := c.env.Lookup("CTXGUARD_BUDGET"); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return min(max(d, 10*time.Millisecond), 10*time.Second)
+		}
+	}
+	return defaultBudget
+}
 
 func (c *ctx) hook(args []string) int {
+	budget := c.budget()
 	deadline := time.Now().Add(budget)
 	// A hook run lives for milliseconds: collecting garbage only costs time. The memory limit
 	// brings the collector back should a pathological line make the heap grow.
@@ -73,7 +87,7 @@ func (c *ctx) hook(args []string) int {
 		return hookAnswered
 	}
 	greq := guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session, Agent: req.Agent, Shell: req.Shell, Tool: req.Tool, Paths: req.Paths}
-	o := c.decide(greq, deadline)
+	o := c.decide(greq, deadline, budget)
 	if err := guard.Remember(greq, c.env, o); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context
 		// another session selects: the race ctxguard is there to close. So the switch does not
@@ -92,7 +106,7 @@ func (c *ctx) hook(args []string) int {
 }
 
 // decide runs guard.Decide until the deadline, turning a panic or an overrun into a deny.
-func (c *ctx) decide(req guard.Request, deadline time.Time) (o guard.Outcome) {
+func (c *ctx) decide(req guard.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
 	done := make(chan guard.Outcome, 1)
 	go func() {
 		defer func() {
