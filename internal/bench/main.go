@@ -34,7 +34,11 @@ func main() {
 	defer os.RemoveAll(tmp)
 	build := func(name, pkg string) string {
 		out := filepath.Join(tmp, name)
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		// Static, as the README installs it: pflag links the net package, and with cgo on that
+		// makes a dynamically linked binary whose loader costs ~0.7 ms at every start.
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
 			log.Fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
 		return out

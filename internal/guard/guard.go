@@ -101,10 +101,7 @@ func Decide(req Request, env Env) Outcome {
 	if err != nil {
 		return out.deny("parse.error", fmt.Errorf("cannot parse the command line: %w — fix its shell syntax", err))
 	}
-	specs, err := specsFor(cat, calls)
-	if err != nil {
-		return out.deny("provider.error", err)
-	}
+	specs := specsFor(cat, calls)
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
@@ -163,7 +160,7 @@ func fixes(calls []rules.CallTrace) string {
 // replace a built-in one: two files with one name are an error, never a silent override.
 func catalog(env Env) (*providers.Catalog, error) {
 	cat := providers.NewCatalog()
-	if err := cat.AddCompiled(builtin.Compiled()); err != nil {
+	if err := cat.AddSpecs(builtin.Specs()); err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(configHome(env), "ctxguard", "providers")
@@ -182,34 +179,27 @@ func catalog(env Env) (*providers.Catalog, error) {
 // specsFor parses the providers that the line's calls need: those that guard a command word
 // in it (or switch another's context from it), and those a non-literal command word may name.
 // Most lines need none, and parsing a provider is the most expensive step of a hook run.
-func specsFor(cat *providers.Catalog, calls []rules.Call) ([]*providers.Spec, error) {
+func specsFor(cat *providers.Catalog, calls []rules.Call) []*providers.Spec {
 	var out []*providers.Spec
 	seen := map[string]bool{}
-	add := func(word string) error {
-		if seen[word] || !cat.Guards(word) {
-			return nil
-		}
-		seen[word] = true
-		specs, err := cat.For(word)
-		for _, s := range specs {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-		return err
-	}
 	for _, c := range calls {
 		words := []string{strings.ToLower(c.Name)}
 		if c.Name == "" {
 			words = rules.Words(c.NameWord.Value)
 		}
 		for _, w := range words {
-			if err := add(w); err != nil {
-				return nil, err
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			for _, s := range cat.For(w) {
+				if !slices.Contains(out, s) {
+					out = append(out, s)
+				}
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // configHome is ${XDG_CONFIG_HOME:-~/.config}.

@@ -41,13 +41,11 @@ func States(cat *providers.Catalog, dir string, env Env) []State {
 	var out []State
 	for _, name := range cat.Names() {
 		st := State{Name: name}
-		st.Spec, st.Err = cat.Spec(name)
-		if st.Err == nil {
-			st.Active, st.Err = r.Resolve(st.Spec, providers.Input{
-				Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.OS,
-				Flag: func([]string) (string, bool) { return "", false },
-			})
-		}
+		st.Spec = cat.Spec(name)
+		st.Active, st.Err = r.Resolve(st.Spec, providers.Input{
+			Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.OS,
+			Flag: func([]string) (string, bool) { return "", false },
+		})
 		out = append(out, st)
 	}
 	return out
@@ -56,7 +54,7 @@ func States(cat *providers.Catalog, dir string, env Env) []State {
 // BuiltinNames are the names of the providers ctxguard ships.
 func BuiltinNames() []string {
 	cat := providers.NewCatalog()
-	if err := cat.AddCompiled(builtin.Compiled()); err != nil {
+	if err := cat.AddSpecs(builtin.Specs()); err != nil {
 		return nil
 	}
 	return cat.Names()

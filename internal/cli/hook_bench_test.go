@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/guard"
+)
+
+// BenchmarkHook is one hook run in process: reading the payload, deciding, answering. The
+// whole-process cost adds the Go runtime's start (go run ./internal/bench).
+func BenchmarkHook(b *testing.B) {
+	machine, err := filepath.Abs(filepath.Join("..", "guard", "testdata", "machine"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(b.TempDir(), "none"), "XDG_STATE_HOME": b.TempDir()}
+	env := guard.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}}
+	for _, line := range []string{"go test ./...", "az group list -o table"} {
+		payload, _ := json.Marshal(map[string]any{
+			"session_id": "bench", "cwd": filepath.Join(machine, "repo"), "permission_mode": "default",
+			"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": line},
+		})
+		b.Run(line, func(b *testing.B) {
+			for b.Loop() {
+				c := &ctx{stdin: bytes.NewReader(payload), stdout: io.Discard, stderr: os.Stderr, env: env}
+				if code := c.hook([]string{"--harness", "claude"}); code != hookAnswered {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
+	}
+}
