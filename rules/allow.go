@@ -41,7 +41,7 @@ func (cp *ContextPolicy) allows(id identity, fold bool) bool {
 func (l AllowList) matches(id identity, fold bool) bool {
 	for _, p := range l.Patterns {
 		for _, v := range id {
-			if v != "" && glob(p, v, fold) {
+			if v != "" && Glob(p, v, fold) {
 				return true
 			}
 		}
@@ -58,21 +58,22 @@ func (cp *ContextPolicy) allowedList() string {
 	return strings.Join(cp.Allow[len(cp.Allow)-1].Patterns, ", ")
 }
 
-// glob matches s against a pattern in which * is any run of characters (URLs and ids contain
-// slashes, so path.Match's rules do not fit) and every other character is itself.
-func glob(pat, s string, fold bool) bool {
+// Glob matches s against an allow pattern in which * is any run of characters (URLs and ids
+// contain slashes, so path.Match's rules do not fit) and every other character is itself; fold
+// ignores case. The policy package checks defaults with it, so that both agree.
+func Glob(pat, s string, fold bool) bool {
 	if fold {
 		pat, s = strings.ToLower(pat), strings.ToLower(s)
 	}
-	if !strings.Contains(pat, "*") {
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
 		return pat == s
 	}
-	parts := strings.Split(pat, "*")
-	if !strings.HasPrefix(s, parts[0]) {
+	first, last := parts[0], parts[len(parts)-1]
+	if len(s) < len(first)+len(last) || !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) {
 		return false
 	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
+	s = s[len(first) : len(s)-len(last)]
 	for _, part := range parts[1 : len(parts)-1] {
 		i := strings.Index(s, part)
 		if i < 0 {
@@ -80,7 +81,7 @@ func glob(pat, s string, fold bool) bool {
 		}
 		s = s[i+len(part):]
 	}
-	return strings.HasSuffix(s, last)
+	return true
 }
 
 // isGlob reports whether an allow entry is a pattern rather than one value.

@@ -201,7 +201,7 @@ func (c *checker) def(path, value string, cp *rules.ContextPolicy) {
 	case strings.Contains(value, "*"):
 		c.errorf(path, "default %q is a pattern; it must name one context", value)
 		return
-	case len(cp.Allow) == 1 && !slices.ContainsFunc(cp.Allow[0].Patterns, func(p string) bool { return glob(p, value) }):
+	case len(cp.Allow) == 1 && !slices.ContainsFunc(cp.Allow[0].Patterns, func(p string) bool { return rules.Glob(p, value, true) }):
 		c.errorf(path, "default %q is not in this file's allow list (%s)", value, strings.Join(cp.Allow[0].Patterns, ", "))
 		return
 	}
@@ -255,28 +255,4 @@ func (c *checker) rules(rs []*ruleSchema, layer string) []rules.UserRule {
 		}
 	}
 	return out
-}
-
-// glob matches a value against an allow pattern the way the engine does (* is any run of
-// characters), ignoring case: names are case-insensitive for some providers, and a check that
-// cannot know the provider must not reject a default the engine would accept.
-func glob(pat, s string) bool {
-	pat, s = strings.ToLower(pat), strings.ToLower(s)
-	parts := strings.Split(pat, "*")
-	if len(parts) == 1 {
-		return pat == s
-	}
-	first, last := parts[0], parts[len(parts)-1]
-	if len(s) < len(first)+len(last) || !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) {
-		return false
-	}
-	s = s[len(first) : len(s)-len(last)]
-	for _, part := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, part)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(part):]
-	}
-	return true
 }

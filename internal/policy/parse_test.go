@@ -231,7 +231,7 @@ func TestGlob(t *testing.T) {
 		{"**", "x", true},
 	}
 	for _, tt := range tests {
-		if got := glob(tt.pat, tt.s); got != tt.want {
+		if got := rules.Glob(tt.pat, tt.s, true); got != tt.want {
 			t.Errorf("glob(%q, %q) = %v, want %v", tt.pat, tt.s, got, tt.want)
 		}
 	}
