@@ -153,6 +153,11 @@ const (
 
 // place returns how [p, e) relates to the regions, and the region it lies within.
 func (v *verifier) place(p, e int) (overlap, int) {
+	// A word ends after a line continuation that follows it (`dev\` and a newline): those two
+	// bytes are not text of the word, and an edit's last word may meet one.
+	for e-2 > p && v.line[e-2:e] == "\\\n" {
+		e -= 2
+	}
 	// The first region that ends at or after p is the first that can touch [p, e).
 	first := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end >= p })
 	res := outside
