@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/ctxguard/ctxguard/builtin"
@@ -46,19 +45,11 @@ func rewrite(req Request, edits []rules.Edit) (string, error) {
 	return shell.Rewrite(req.Command, edits)
 }
 
-var writers = sync.OnceValues(func() ([]rules.Writer, error) {
-	return policy.ParseWriters(builtin.Protect(), "builtin:protect.yaml")
-})
-
 // protection is what keeps an agent from changing ctxguard's own policy, providers and hooks:
 // the files, found from the same places policy discovery looks, and the commands that write
 // files named in their arguments.
-func protection(o policy.Options) (rules.Self, []rules.Writer, error) {
-	ws, err := writers()
-	if err != nil {
-		return nil, nil, fmt.Errorf("read the built-in list of commands that write files: %w", err)
-	}
-	return &lazySelf{get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) })}, ws, nil
+func protection(o policy.Options) (rules.Self, []rules.Writer) {
+	return &lazySelf{get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) })}, builtin.Writers()
 }
 
 // lazySelf finds the protected files only when a line writes a file: most lines do not, and

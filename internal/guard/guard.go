@@ -105,10 +105,7 @@ func Decide(req Request, env Env) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
-	self, ws, err := protection(popts)
-	if err != nil {
-		return out.deny("provider.error", err)
-	}
+	self, ws := protection(popts)
 	in := rules.Input{
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS, Self: self, Writers: ws, Shell: req.Shell,
