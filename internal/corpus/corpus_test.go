@@ -1,9 +1,8 @@
-package corpus
+package corpus_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"github.com/ctxguard/ctxguard/internal/corpus"
 	"io/fs"
 	"maps"
 	"os"
@@ -38,50 +37,6 @@ contexts:
   pac: {allow: ["*"]}
 destructive: deny
 `
-
-type line struct {
-	Source       string `json:"source"`
-	Command      string `json:"command"`
-	Expect       string `json:"expect"`
-	CLI          string `json:"cli"`
-	Mode         string `json:"mode"`
-	CwdDependent bool   `json:"cwd_dependent"`
-	file         string
-	n            int
-}
-
-// corpusDir is the peer corpus: ../shared beside the clone in CI, /work/shared on the dev box.
-func corpusDir() string {
-	for _, dir := range []string{filepath.Join("..", "..", "..", "shared", "peer-corpus"), "/work/shared/peer-corpus"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(m) > 0 {
-			return dir
-		}
-	}
-	return ""
-}
-
-func load(t *testing.T, dir string) []line {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	var out []line
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			var l line
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				t.Fatalf("%s:%d: %v", name, n, err)
-			}
-			l.file, l.n = filepath.Base(name), n
-			out = append(out, l)
-		}
-		f.Close()
-	}
-	return out
-}
 
 // machine is a throwaway home holding the state of every built-in provider (a copy of
 // internal/guard/testdata/machine/home) and the policy above, and a repository folder in it.
@@ -127,7 +82,7 @@ func machine(t *testing.T) (guard.Env, string) {
 
 // callsGuarded reports whether the line names a guarded CLI: by the corpus's own cli field, or
 // because the parser finds a call of one anywhere in it (behind a pipe, in `bash -c`, …).
-func callsGuarded(l line) bool {
+func callsGuarded(l corpus.Line) bool {
 	if slices.Contains(guarded, l.CLI) {
 		return true
 	}
@@ -146,24 +101,28 @@ func callsGuarded(l line) bool {
 // source's env toggle or temp cwd are left out, as the corpus README advises. Run with -v for
 // every disagreement.
 func TestPeerCorpus(t *testing.T) {
-	dir := corpusDir()
+	dir := corpus.Dir()
 	if dir == "" {
 		t.Skip("peer corpus not found (../shared/peer-corpus beside the clone, or /work/shared/peer-corpus): nothing to score")
 	}
 	env, repo := machine(t)
 	var dangerous, blocked, benign, allowed int
 	perFile := map[string]*[4]int{} // dangerous, blocked, benign, allowed
-	for _, l := range load(t, dir) {
+	lines, err := corpus.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
 		if l.Expect != "dangerous" && l.Expect != "benign" || l.Mode != "" || l.CwdDependent || !callsGuarded(l) {
 			continue
 		}
 		o := guard.Decide(guard.Request{Command: l.Command, Cwd: repo}, env)
 		stops := o.Verdict == rules.VerdictDeny || o.Verdict == rules.VerdictAsk
-		where := fmt.Sprintf("%s:%d", l.file, l.n)
-		f := perFile[l.file]
+		where := fmt.Sprintf("%s:%d", l.File, l.N)
+		f := perFile[l.File]
 		if f == nil {
 			f = new([4]int)
-			perFile[l.file] = f
+			perFile[l.File] = f
 		}
 		switch l.Expect {
 		case "dangerous":

@@ -1,5 +1,5 @@
-// Package corpus holds no code: its test scores ctxguard's parser and destructive rules against
-// the command lines other guards test with (the peer corpus in ../shared/peer-corpus beside the
-// clone), so that a change that lets a known dangerous line through, or blocks a known benign
-// one, fails CI.
+// Package corpus reads the peer corpus: command lines that other guards test with, labelled
+// dangerous or benign (../shared/peer-corpus beside the clone). Its test scores ctxguard's parser
+// and destructive rules against them, so that a change that lets a known dangerous line through,
+// or blocks a known benign one, fails CI; the fuzz targets of other packages seed from them.
 package corpus

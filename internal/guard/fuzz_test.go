@@ -1,44 +1,13 @@
 package guard_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/ctxguard/ctxguard/internal/corpus"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 )
-
-// peerLines returns the "command" field of every line of the peer corpora (the shared folder
-// beside the clone, or /work/shared), if they are there.
-func peerLines() []string {
-	var files []string
-	for _, dir := range []string{filepath.Join("..", "..", "..", "shared", "peer-corpus"), "/work/shared/peer-corpus"} {
-		if files, _ = filepath.Glob(filepath.Join(dir, "*.jsonl")); len(files) > 0 {
-			break
-		}
-	}
-	var out []string
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var line struct{ Command string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Command != "" {
-				out = append(out, line.Command)
-			}
-		}
-		f.Close()
-	}
-	return out
-}
 
 // rewriteSeeds are lines that bind, switch and chain every built-in provider.
 var rewriteSeeds = []string{
@@ -60,7 +29,7 @@ func FuzzBindTwice(f *testing.F) {
 	for _, s := range rewriteSeeds {
 		f.Add(s)
 	}
-	for _, s := range peerLines() {
+	for _, s := range corpus.Commands() {
 		f.Add(s)
 	}
 	env, repo := machine(f)

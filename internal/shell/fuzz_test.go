@@ -1,10 +1,7 @@
 package shell
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/ctxguard/ctxguard/internal/corpus"
 	"slices"
 	"strings"
 	"testing"
@@ -14,36 +11,11 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// peerCorpus returns the "command" field of every line of the shared peer corpora, if they are
-// there: real command lines that other guards test with.
-func peerCorpus() []string {
-	files, _ := filepath.Glob("/work/shared/peer-corpus/*.jsonl")
-	var out []string
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var line struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Command != "" {
-				out = append(out, line.Command)
-			}
-		}
-		f.Close()
-	}
-	return out
-}
-
 func seed(f *testing.F) {
 	for _, tc := range parseCases {
 		f.Add(tc.src)
 	}
-	for _, c := range peerCorpus() {
+	for _, c := range corpus.Commands() {
 		f.Add(c)
 	}
 }
