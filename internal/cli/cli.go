@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 
@@ -53,7 +54,7 @@ func (e exitError) Error() string { return e.msg }
 
 // Main runs ctxguard with args (without the program name) and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &ctx{stdin: stdin, stdout: stdout, stderr: stderr, env: guard.OSEnv(runtime.GOOS), getwd: getwd}
+	c := &ctx{stdin: stdin, stdout: stdout, stderr: stderr, env: guard.OSEnv(runtime.GOOS), getwd: os.Getwd}
 	return c.main(args)
 }
 

@@ -58,7 +58,7 @@ func (c *ctx) hook(args []string) int {
 			fmt.Fprint(c.stdout, builtin.Help("hook"))
 			return hookAnswered
 		}
-		return c.block(fmt.Errorf("%v", err))
+		return c.block(err)
 	}
 	data, err := readPayload(c.stdin, maxPayload)
 	if err != nil {
@@ -129,7 +129,7 @@ func (c *ctx) decide(req guard.Request, deadline time.Time, budget time.Duration
 // answer encodes the answer; if even that fails, it blocks.
 func (c *ctx) answer(h harness.Harness, req *harness.Request, a harness.Answer) int {
 	if h == nil {
-		return c.block(fmt.Errorf("%s", a.Reason))
+		return c.block(errors.New(a.Reason))
 	}
 	if req == nil {
 		req = &harness.Request{Harness: h.Name()}

@@ -1,5 +1,0 @@
-package cli
-
-import "os"
-
-func getwd() (string, error) { return os.Getwd() }
