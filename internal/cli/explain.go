@@ -1,9 +1,11 @@
 package cli
 
 import (
-	"github.com/ctxguard/ctxguard/builtin"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/rules"
 
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
@@ -45,7 +47,7 @@ func runExplain(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := guard.Decide(guard.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir, Session: *sessionID, Shell: *sh}, c.env)
+	o := guard.Decide(rules.Request{Command: strings.Join(fs.Args(), " "), Cwd: dir, Session: *sessionID, Shell: *sh}, c.env)
 	if *asJSON {
 		return explain.JSON(c.stdout, o)
 	}

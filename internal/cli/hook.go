@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ctxguard/ctxguard/builtin"
 	"runtime/debug"
 	"time"
+
+	"github.com/ctxguard/ctxguard/builtin"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/rules"
-	"github.com/spf13/pflag"
 )
 
 // Hook exit codes. Claude Code treats any other non-zero code as "hook failed, carry on", so
@@ -72,7 +74,7 @@ func (c *ctx) hook(args []string) int {
 		}
 	}
 	if len(data) > maxPayload {
-		return c.answer(h, nil, harness.Answer{Verdict: "deny", Reason: fmt.Sprintf("[ctxguard/hook.payload-too-large] the hook payload is larger than %d MiB, too large to check — split the command", maxPayload>>20)})
+		return c.answer(h, nil, harness.Answer{Verdict: rules.VerdictDeny, Reason: fmt.Sprintf("[ctxguard/hook.payload-too-large] the hook payload is larger than %d MiB, too large to check — split the command", maxPayload>>20)})
 	}
 	if h == nil {
 		if h, err = harness.Detect(data); err != nil {
@@ -81,21 +83,20 @@ func (c *ctx) hook(args []string) int {
 	}
 	req, err := h.Decode(data)
 	if err != nil {
-		return c.answer(h, req, harness.Answer{Verdict: "deny", Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v", err)})
+		return c.answer(h, req, harness.Answer{Verdict: rules.VerdictDeny, Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v", err)})
 	}
 	if req.Shell == "" && len(req.Paths) == 0 {
 		return hookAnswered
 	}
-	greq := guard.Request{Command: req.Command, Cwd: req.Cwd, Session: req.Session, Agent: req.Agent, Shell: req.Shell, Tool: req.Tool, Paths: req.Paths}
-	o := c.decide(greq, deadline, budget)
-	if err := guard.Remember(greq, c.env, o); err != nil {
+	o := c.decide(req.Request, deadline, budget)
+	if err := guard.Remember(req.Request, c.env, o); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context
 		// another session selects: the race ctxguard is there to close. So the switch does not
 		// run unremembered.
 		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
 		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
 	}
-	a := harness.Answer{Verdict: o.Verdict.String(), Reason: o.Reason}
+	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason}
 	if o.Rewritten {
 		a.Command = o.Command
 	}
@@ -106,7 +107,7 @@ func (c *ctx) hook(args []string) int {
 }
 
 // decide runs guard.Decide until the deadline, turning a panic or an overrun into a deny.
-func (c *ctx) decide(req guard.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
+func (c *ctx) decide(req rules.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
 	done := make(chan guard.Outcome, 1)
 	go func() {
 		defer func() {
@@ -132,7 +133,7 @@ func (c *ctx) answer(h harness.Harness, req *harness.Request, a harness.Answer) 
 		return c.block(errors.New(a.Reason))
 	}
 	if req == nil {
-		req = &harness.Request{Harness: h.Name()}
+		req = &harness.Request{Request: rules.Request{Harness: h.Name()}}
 	}
 	var buf bytes.Buffer
 	if err := h.Encode(&buf, req, a); err != nil {

@@ -116,7 +116,7 @@ func TestPeerCorpus(t *testing.T) {
 		if l.Expect != "dangerous" && l.Expect != "benign" || l.Mode != "" || l.CwdDependent || !callsGuarded(l) {
 			continue
 		}
-		o := guard.Decide(guard.Request{Command: l.Command, Cwd: repo}, env)
+		o := guard.Decide(rules.Request{Command: l.Command, Cwd: repo}, env)
 		stops := o.Verdict == rules.VerdictDeny || o.Verdict == rules.VerdictAsk
 		where := fmt.Sprintf("%s:%d", l.File, l.N)
 		f := perFile[l.File]

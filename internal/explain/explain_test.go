@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -72,7 +73,7 @@ func TestGolden(t *testing.T) {
 			name = tt.name + ".json"
 		}
 		t.Run(name, func(t *testing.T) {
-			o := guard.Decide(guard.Request{Command: tt.command, Cwd: filepath.Join(root, tt.dir)}, env)
+			o := guard.Decide(rules.Request{Command: tt.command, Cwd: filepath.Join(root, tt.dir)}, env)
 			var buf bytes.Buffer
 			render := explain.Text
 			if tt.json {

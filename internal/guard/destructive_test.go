@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // TestDestructiveUnless checks a destructive entry's unless flags: a kubectl dry run deletes
@@ -22,7 +23,7 @@ func TestDestructiveUnless(t *testing.T) {
 		{"kubectl drain node-1 --dry-run=client", "rewrite"},
 	}
 	for _, tt := range tests {
-		o := guard.Decide(guard.Request{Command: tt.line, Cwd: repo}, env)
+		o := guard.Decide(rules.Request{Command: tt.line, Cwd: repo}, env)
 		if o.Verdict.String() != tt.verdict {
 			t.Errorf("%s: %s (%s), want %s", tt.line, o.Verdict, o.Reason, tt.verdict)
 		}

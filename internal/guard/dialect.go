@@ -15,7 +15,7 @@ const PowerShell = "powershell"
 // parse reads the request: the line in its shell's language, or, for a tool that is not a shell
 // but writes files (Request.Paths), one call with no command word that writes them, so that the
 // rules that protect ctxguard's own files see them.
-func parse(req Request) ([]rules.Call, error) {
+func parse(req rules.Request) ([]rules.Call, error) {
 	if req.Command == "" && len(req.Paths) > 0 {
 		c := rules.Call{NameWord: rules.Word{Value: req.Tool, Pos: -1, End: -1}}
 		for _, p := range req.Paths {
@@ -30,7 +30,7 @@ func parse(req Request) ([]rules.Call, error) {
 }
 
 // quoter is the quoting function for the request's shell.
-func quoter(req Request) func(string) string {
+func quoter(req rules.Request) func(string) string {
 	if req.Shell == PowerShell {
 		return shell.QuotePowerShell
 	}
@@ -38,7 +38,7 @@ func quoter(req Request) func(string) string {
 }
 
 // rewrite applies the engine's edits in the request's shell.
-func rewrite(req Request, edits []rules.Edit) (string, error) {
+func rewrite(req rules.Request, edits []rules.Edit) (string, error) {
 	if req.Shell == PowerShell {
 		return shell.RewritePowerShell(req.Command, edits)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // TestPowerShellMachine decides PowerShell lines on the machine of TestMachine: read with the
@@ -24,7 +25,7 @@ func TestPowerShellMachine(t *testing.T) {
 		{"Set-Content .ctxguard.yaml x", "deny", "self.policy-write", ""},
 	}
 	for _, tt := range tests {
-		o := guard.Decide(guard.Request{Command: tt.line, Cwd: repo, Shell: guard.PowerShell}, env)
+		o := guard.Decide(rules.Request{Command: tt.line, Cwd: repo, Shell: guard.PowerShell}, env)
 		if o.Verdict.String() != tt.verdict || tt.rule != "" && o.Rule != tt.rule || tt.command != "" && o.Command != tt.command {
 			t.Errorf("%s: %s %s %q (%s), want %s %s %q", tt.line, o.Verdict, o.Rule, o.Command, o.Reason, tt.verdict, tt.rule, tt.command)
 		}
@@ -41,7 +42,7 @@ func TestFileTool(t *testing.T) {
 		filepath.Join(env.Home, ".copilot", "hooks", "x"): "deny",
 		filepath.Join(repo, "README.md"):                  "allow",
 	} {
-		o := guard.Decide(guard.Request{Tool: "Write", Paths: []string{path}, Cwd: repo}, env)
+		o := guard.Decide(rules.Request{Tool: "Write", Paths: []string{path}, Cwd: repo}, env)
 		if o.Verdict.String() != verdict {
 			t.Errorf("Write %s: %s %s (%s), want %s", path, o.Verdict, o.Rule, o.Reason, verdict)
 		}

@@ -1,8 +1,9 @@
 package guard_test
 
 import (
-	"github.com/ctxguard/ctxguard/internal/corpus"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/corpus"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/shell"
@@ -34,7 +35,7 @@ func FuzzBindTwice(f *testing.F) {
 	}
 	env, repo := machine(f)
 	f.Fuzz(func(t *testing.T, src string) {
-		first := guard.Decide(guard.Request{Command: src, Cwd: repo}, env)
+		first := guard.Decide(rules.Request{Command: src, Cwd: repo}, env)
 		if !first.Rewritten {
 			return
 		}
@@ -60,7 +61,7 @@ func FuzzBindTwice(f *testing.F) {
 		if i < len(before) {
 			t.Fatalf("%q: the rewrite %q lost or changed the call %q", src, first.Command, before[i].NameWord.Value)
 		}
-		second := guard.Decide(guard.Request{Command: first.Command, Cwd: repo}, env)
+		second := guard.Decide(rules.Request{Command: first.Command, Cwd: repo}, env)
 		if second.Verdict == rules.VerdictDeny {
 			t.Fatalf("%q: the rewrite %q is denied: %s", src, first.Command, second.Reason)
 		}

@@ -15,25 +15,6 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// Request is one command line to decide.
-type Request struct {
-	Command string
-	// Cwd is the command's working directory; relative state paths and the project policy are
-	// found from it.
-	Cwd string
-	// Session is the harness's session id ("" for none: nothing is remembered), and Agent the
-	// subagent within it ("" for the main agent). Switches are remembered per session, and a
-	// subagent's apart from its session's (see memory.go).
-	Session string
-	Agent   string
-	// Shell is the language of Command: "powershell" ([PowerShell]) or bash. Tool and Paths
-	// describe a tool that is not a shell but writes files (Claude Code's Write, Edit …): Command
-	// is "" then, and only the rules that protect ctxguard's own files apply.
-	Shell string
-	Tool  string
-	Paths []string
-}
-
 // Env is the hook's own environment.
 type Env struct {
 	Lookup func(string) (string, bool)
@@ -80,7 +61,7 @@ type Outcome struct {
 
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
 // reason names the cause, because a guard that errors out is a guard that lets the call through.
-func Decide(req Request, env Env) Outcome {
+func Decide(req rules.Request, env Env) Outcome {
 	out := Outcome{Input: req.Command, Command: req.Command, Cwd: req.Cwd}
 	cat, err := catalog(env)
 	if err != nil {

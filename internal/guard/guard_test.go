@@ -42,7 +42,7 @@ func TestMachine(t *testing.T) {
 		{"ls -la && go test ./...", "allow", "ls -la && go test ./..."},
 	}
 	for _, tt := range tests {
-		o := guard.Decide(guard.Request{Command: tt.line, Cwd: repo}, env)
+		o := guard.Decide(rules.Request{Command: tt.line, Cwd: repo}, env)
 		if o.Verdict.String() != tt.verdict || tt.command != "" && o.Command != tt.command {
 			t.Errorf("%s: %s %q (%s), want %s %q", tt.line, o.Verdict, o.Command, o.Reason, tt.verdict, tt.command)
 		}
@@ -65,7 +65,7 @@ func line(n int) string {
 func BenchmarkDecide(b *testing.B) {
 	env, repo := machine(b)
 	for _, n := range []int{1, 7, 100, 1000} {
-		req := guard.Request{Command: line(n), Cwd: repo}
+		req := rules.Request{Command: line(n), Cwd: repo}
 		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if o := guard.Decide(req, env); o.Verdict == rules.VerdictDeny {

@@ -1,8 +1,9 @@
 package guard
 
 import (
-	"github.com/ctxguard/ctxguard/builtin"
 	"path/filepath"
+
+	"github.com/ctxguard/ctxguard/builtin"
 
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"

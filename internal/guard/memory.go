@@ -24,7 +24,7 @@ type memory struct {
 
 // openMemory returns the session's memory, or nil when there is none to use: no session id, or
 // a policy that turns it off (which the note then says).
-func openMemory(req Request, env Env, pol *rules.Policy) (*memory, string) {
+func openMemory(req rules.Request, env Env, pol *rules.Policy) (*memory, string) {
 	if req.Session == "" {
 		return nil, ""
 	}
@@ -64,14 +64,14 @@ func (m *memory) recall(provider, scope string) (rules.Switched, bool) {
 // the session's next command may come right after that. A switch the user then declines stays
 // remembered; it was allowed, so the worst it does is bind a later command to an allowed context
 // the session asked for. explain never calls it.
-func Remember(req Request, env Env, o Outcome) error {
+func Remember(req rules.Request, env Env, o Outcome) error {
 	if !o.Remember || o.Verdict > rules.VerdictRewrite || len(o.Switches) == 0 {
 		return nil
 	}
 	return store(env).Remember(sessionKeys(req)[0], o.Switches)
 }
 
-func sessionKeys(req Request) []string {
+func sessionKeys(req rules.Request) []string {
 	if req.Agent == "" {
 		return []string{req.Session}
 	}

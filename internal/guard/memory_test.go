@@ -55,7 +55,7 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 		{"memory off", rules.VerdictAllow, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req := Request{Session: "session " + tt.name}
+			req := rules.Request{Session: "session " + tt.name}
 			if err := Remember(req, env, Outcome{Verdict: tt.verdict, Remember: tt.remember, Switches: sw}); err != nil {
 				t.Fatal(err)
 			}
@@ -66,13 +66,13 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 		})
 	}
 
-	parent := Request{Session: "p"}
-	child := Request{Session: "p", Agent: "a1"}
-	sibling := Request{Session: "p", Agent: "a2"}
+	parent := rules.Request{Session: "p"}
+	child := rules.Request{Session: "p", Agent: "a1"}
+	sibling := rules.Request{Session: "p", Agent: "a2"}
 	must(t, Remember(parent, env, Outcome{Remember: true, Switches: sw}))
 	must(t, Remember(child, env, Outcome{Remember: true, Switches: []rules.Switched{{Provider: "az", Value: "C", Scope: "s"}}}))
 	for _, tt := range []struct {
-		req  Request
+		req  rules.Request
 		want string
 	}{{parent, "B"}, {child, "C"}, {sibling, "B"}} {
 		m, _ := openMemory(tt.req, env, &rules.Policy{})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks). Codex CLI
@@ -53,7 +55,7 @@ func decodeSnakeCase(top object, harness string, shells map[string]string) (*Req
 	} else if ok && event != "PreToolUse" {
 		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
 	}
-	req := &Request{Harness: harness}
+	req := &Request{Request: rules.Request{Harness: harness}}
 	err := top.strs(
 		field{"tool_name", &req.Tool},
 		field{"session_id", &req.Session},

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // copilot is GitHub Copilot CLI's preToolUse hook
@@ -42,7 +44,7 @@ func decodeCopilot(data []byte) (*Request, error) {
 	if !top.has("toolName") && !top.has("toolArgs") && (top.has("tool_name") || top.has("tool_input")) {
 		return decodeSnakeCase(top, "copilot", copilotShells)
 	}
-	req := &Request{Harness: "copilot"}
+	req := &Request{Request: rules.Request{Harness: "copilot"}}
 	err = top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"cwd", &req.Cwd})
 	if err != nil {
 		return nil, err

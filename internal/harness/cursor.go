@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // cursor is Cursor's agent hooks (https://cursor.com/docs/agent/hooks), on either of the two
@@ -55,7 +57,7 @@ func decodeCursor(data []byte) (*Request, error) {
 			event = cursorShellEvent
 		}
 	}
-	req := &Request{Harness: "cursor", event: event}
+	req := &Request{Request: rules.Request{Harness: "cursor"}, event: event}
 	if err := top.strs(field{"conversation_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // gemini is Gemini CLI's BeforeTool hook (google-gemini/gemini-cli docs/hooks/reference.md).
@@ -37,7 +39,7 @@ func decodeGemini(data []byte) (*Request, error) {
 	} else if ok && event != "BeforeTool" {
 		return nil, fmt.Errorf("hook event is %s, want BeforeTool", event)
 	}
-	req := &Request{Harness: "gemini"}
+	req := &Request{Request: rules.Request{Harness: "gemini"}}
 	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}

@@ -6,28 +6,18 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
-// Request is what a harness asks: may this one tool call run?
+// Request is a decoded hook payload: the harness-neutral [rules.Request] and what the adapter
+// needs to answer it.
 //
-// A Request whose Shell is "" is a tool call that is not a shell command (Claude Code's Read,
-// Copilot's edit, …). Decode returns it without an error so that the caller can stay silent:
-// a hook configured with a broad matcher must not deny every other tool.
+// Decode returns a Request whose Shell is "" for a tool call that is not a shell command, without
+// an error, so that the caller can stay silent: a hook configured with a broad matcher must not
+// deny every other tool.
 type Request struct {
-	Harness string // "claude", "copilot", "gemini", "cursor", "codex"
-	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell, run_shell_command, Shell)
-	Shell   string // "bash" or "powershell", from the tool name; "" for a tool that is not a shell
-	Command string
-	Cwd     string
-	Session string // session id (Claude Code session_id, Copilot sessionId)
-	Mode    string // Claude Code permission_mode; "" where the harness sends none
-	// Agent is the subagent that makes the call (Claude Code agent_id, sent only inside a
-	// subagent): subagents of one session run at the same time, so each has its own memory.
-	Agent string
-	// Paths are the files a tool that is not a shell writes (Claude Code's Write, Edit,
-	// MultiEdit, NotebookEdit), as sent; Shell is "" then. The guard checks them against
-	// ctxguard's own policy and hook files, and says nothing about any other file.
-	Paths []string
+	rules.Request
 
 	// args is the tool input exactly as sent, kept so that a rewrite can echo every field.
 	args object
@@ -37,7 +27,7 @@ type Request struct {
 
 // Answer is ctxguard's decision in harness-neutral terms.
 type Answer struct {
-	Verdict string // "allow", "deny", "ask", "rewrite"
+	Verdict rules.Verdict
 	Reason  string
 	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
 	// the human approves is the bound command ("" = unchanged).
@@ -144,9 +134,9 @@ func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
 		return d, fmt.Errorf("unknown rewrite answer %q: want ask or allow", a.RewriteAs)
 	}
 	switch a.Verdict {
-	case "allow":
+	case rules.VerdictAllow:
 		return decision{}, nil
-	case "deny":
+	case rules.VerdictDeny:
 		// The reason is what the agent reads; Copilot CLI requires one, and an answer it rejects
 		// counts as no answer, which would let the command run.
 		d.permission = "deny"
@@ -154,15 +144,15 @@ func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
 			d.reason = "ctxguard denied this command"
 		}
 		return d, nil
-	case "ask":
+	case rules.VerdictAsk:
 		d.permission = "ask"
-	case "rewrite":
+	case rules.VerdictRewrite:
 		if a.Command == "" {
 			return d, errors.New("rewrite without a command")
 		}
 		d.permission = cmp.Or(a.RewriteAs, rewriteDefault)
 	default:
-		return d, fmt.Errorf("unknown verdict %q", a.Verdict)
+		return d, fmt.Errorf("unknown verdict %v", a.Verdict)
 	}
 	if a.Command != "" {
 		if req == nil || req.args == nil {

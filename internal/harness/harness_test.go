@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // The sample payloads of research/harness-protocols.md §6.
@@ -36,32 +38,32 @@ func TestDecode(t *testing.T) {
 		payload string
 		want    *Request
 	}{
-		{"claude sample", "claude", claudeSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "7b1e2c9a-5d1f", Mode: "default"}},
-		{"claude powershell", "claude", `{"session_id":"s","cwd":"C:\\w","permission_mode":"auto","tool_name":"PowerShell","tool_input":{"command":"Get-AzContext"}}`, &Request{Harness: "claude", Tool: "PowerShell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "s", Mode: "auto"}},
-		{"claude without mode", "claude", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "ls"}},
-		{"claude non-shell tool", "claude", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`, &Request{Harness: "claude", Tool: "Read", Cwd: "/w", Session: "s"}},
-		{"claude non-shell tool without input", "claude", `{"tool_name":"Monitor"}`, &Request{Harness: "claude", Tool: "Monitor"}},
-		{"codex", "claude", codexSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}},
-		{"claude duplicate command: the last wins", "claude", claudeInput("default", `{"command":"echo a","command":"az group delete"}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}},
-		{"claude Command is not command", "claude", claudeInput("default", `{"Command":"echo a","command":"az group delete"}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}},
-		{"claude empty command", "claude", claudeInput("default", `{"command":""}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Cwd: "/w", Session: "s", Mode: "default"}},
-		{"claude escaped U+FFFD is kept", "claude", claudeInput("default", `{"command":"echo \ufffd"}`), &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "echo \uFFFD", Cwd: "/w", Session: "s", Mode: "default"}},
-		{"copilot sample, string toolArgs", "copilot", copilotSample, &Request{Harness: "copilot", Tool: "bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-1111"}},
-		{"copilot object toolArgs", "copilot", copilotObjectSample, &Request{Harness: "copilot", Tool: "bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-1111"}},
-		{"copilot powershell", "copilot", `{"sessionId":"p","cwd":"C:\\w","toolName":"powershell","toolArgs":"{\"command\":\"Get-AzContext\"}"}`, &Request{Harness: "copilot", Tool: "powershell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "p"}},
-		{"copilot snake_case", "copilot", copilotSnakeSample, &Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}},
-		{"copilot snake_case string tool_input", "copilot", `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"{\"command\":\"ls\"}"}`, &Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "ls", Session: "s"}},
-		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":"not json"}`, &Request{Harness: "copilot", Tool: "edit", Cwd: "/w", Session: "s"}},
-		{"claude adapter reads copilot snake_case", "claude", copilotSnakeSample, &Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}},
-		{"gemini sample", "gemini", geminiFullSample, &Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "a1b2c3"}},
-		{"gemini dir_path relative", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"infra/prod"}}`, &Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/w/infra/prod"}},
-		{"gemini dir_path absolute", "gemini", `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/srv"}}`, &Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/srv"}},
-		{"gemini other tool", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"x"}}`, &Request{Harness: "gemini", Tool: "read_file", Cwd: "/w"}},
-		{"cursor beforeShellExecution", "cursor", cursorShellSample, &Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "conv-9f2"}},
-		{"cursor beforeShellExecution without cwd", "cursor", `{"conversation_id":"c","hook_event_name":"beforeShellExecution","workspace_roots":["/r"],"command":"ls"}`, &Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: "/r", Session: "c"}},
-		{"cursor preToolUse", "cursor", cursorToolSample, &Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra/sub", Session: "conv-9f2"}},
-		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Harness: "cursor", Tool: "Read"}},
-		{"codex sample", "codex", codexSample, &Request{Harness: "codex", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}},
+		{"claude sample", "claude", claudeSample, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "7b1e2c9a-5d1f", Mode: "default"}}},
+		{"claude powershell", "claude", `{"session_id":"s","cwd":"C:\\w","permission_mode":"auto","tool_name":"PowerShell","tool_input":{"command":"Get-AzContext"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "PowerShell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "s", Mode: "auto"}}},
+		{"claude without mode", "claude", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "ls"}}},
+		{"claude non-shell tool", "claude", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Read", Cwd: "/w", Session: "s"}}},
+		{"claude non-shell tool without input", "claude", `{"tool_name":"Monitor"}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Monitor"}}},
+		{"codex", "claude", codexSample, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}}},
+		{"claude duplicate command: the last wins", "claude", claudeInput("default", `{"command":"echo a","command":"az group delete"}`), &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}}},
+		{"claude Command is not command", "claude", claudeInput("default", `{"Command":"echo a","command":"az group delete"}`), &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}}},
+		{"claude empty command", "claude", claudeInput("default", `{"command":""}`), &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Cwd: "/w", Session: "s", Mode: "default"}}},
+		{"claude escaped U+FFFD is kept", "claude", claudeInput("default", `{"command":"echo \ufffd"}`), &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "echo \uFFFD", Cwd: "/w", Session: "s", Mode: "default"}}},
+		{"copilot sample, string toolArgs", "copilot", copilotSample, &Request{Request: rules.Request{Harness: "copilot", Tool: "bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-1111"}}},
+		{"copilot object toolArgs", "copilot", copilotObjectSample, &Request{Request: rules.Request{Harness: "copilot", Tool: "bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-1111"}}},
+		{"copilot powershell", "copilot", `{"sessionId":"p","cwd":"C:\\w","toolName":"powershell","toolArgs":"{\"command\":\"Get-AzContext\"}"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "powershell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "p"}}},
+		{"copilot snake_case", "copilot", copilotSnakeSample, &Request{Request: rules.Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}}},
+		{"copilot snake_case string tool_input", "copilot", `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"{\"command\":\"ls\"}"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "ls", Session: "s"}}},
+		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":"not json"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "edit", Cwd: "/w", Session: "s"}}},
+		{"claude adapter reads copilot snake_case", "claude", copilotSnakeSample, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}}},
+		{"gemini sample", "gemini", geminiFullSample, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "a1b2c3"}}},
+		{"gemini dir_path relative", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"infra/prod"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/w/infra/prod"}}},
+		{"gemini dir_path absolute", "gemini", `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/srv"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/srv"}}},
+		{"gemini other tool", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"x"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "read_file", Cwd: "/w"}}},
+		{"cursor beforeShellExecution", "cursor", cursorShellSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "conv-9f2"}}},
+		{"cursor beforeShellExecution without cwd", "cursor", `{"conversation_id":"c","hook_event_name":"beforeShellExecution","workspace_roots":["/r"],"command":"ls"}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: "/r", Session: "c"}}},
+		{"cursor preToolUse", "cursor", cursorToolSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra/sub", Session: "conv-9f2"}}},
+		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Read"}}},
+		{"codex sample", "codex", codexSample, &Request{Request: rules.Request{Harness: "codex", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,145 +140,145 @@ func TestEncode(t *testing.T) {
 		answer  Answer
 		want    string // the exact output; "" is silence
 	}{
-		{"claude allow is silence", "claude", claudeSample, Answer{Verdict: "allow", Reason: "fine"}, ""},
-		{"claude allow with a command is silence", "claude", claudeSample, Answer{Verdict: "allow", Command: bound}, ""},
+		{"claude allow is silence", "claude", claudeSample, Answer{Verdict: rules.VerdictAllow, Reason: "fine"}, ""},
+		{"claude allow with a command is silence", "claude", claudeSample, Answer{Verdict: rules.VerdictAllow, Command: bound}, ""},
 		{
 			"claude deny sample", "claude", claudeSample,
-			Answer{Verdict: "deny", Reason: "ctxguard: active az subscription is prod-sub, repo expects dev-sub. Add --subscription dev-sub or run az account set -s dev-sub"},
+			Answer{Verdict: rules.VerdictDeny, Reason: "ctxguard: active az subscription is prod-sub, repo expects dev-sub. Add --subscription dev-sub or run az account set -s dev-sub"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"ctxguard: active az subscription is prod-sub, repo expects dev-sub. Add --subscription dev-sub or run az account set -s dev-sub"}}`,
 		},
 		{
-			"claude deny without a reason gets one", "claude", claudeSample, Answer{Verdict: "deny"},
+			"claude deny without a reason gets one", "claude", claudeSample, Answer{Verdict: rules.VerdictDeny},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"ctxguard denied this command"}}`,
 		},
 		{
-			"claude deny never carries a command", "claude", claudeSample, Answer{Verdict: "deny", Reason: "no", Command: bound},
+			"claude deny never carries a command", "claude", claudeSample, Answer{Verdict: rules.VerdictDeny, Reason: "no", Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
 		},
 		{
-			"claude ask", "claude", claudeSample, Answer{Verdict: "ask", Reason: "az group delete is destructive"},
+			"claude ask", "claude", claudeSample, Answer{Verdict: rules.VerdictAsk, Reason: "az group delete is destructive"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"az group delete is destructive"}}`,
 		},
 		{
-			"claude ask with the bound line", "claude", claudeSample, Answer{Verdict: "ask", Reason: "r", Command: bound},
+			"claude ask with the bound line", "claude", claudeSample, Answer{Verdict: rules.VerdictAsk, Reason: "r", Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
 			"claude rewrite sample (policy says allow)", "claude", claudeSample,
-			Answer{Verdict: "rewrite", Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: "allow"},
+			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: "allow"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"ctxguard pinned --subscription dev-sub","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
 			"claude rewrite keeps every field byte for byte", "claude",
 			claudeInput("auto", `{"description":"Deploy","command":"kubectl apply -f x && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}`),
-			Answer{Verdict: "rewrite", Command: "kubectl apply -f x --context dev && echo done"},
+			Answer{Verdict: rules.VerdictRewrite, Command: "kubectl apply -f x --context dev && echo done"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"description":"Deploy","command":"kubectl apply -f x --context dev && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}}}`,
 		},
 		{
 			"claude rewrite drops a duplicate command", "claude", claudeInput("auto", `{"command":"echo a","timeout":5,"command":"az group list"}`),
-			Answer{Verdict: "rewrite", Command: bound},
+			Answer{Verdict: rules.VerdictRewrite, Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"az group list --subscription dev-sub","timeout":5}}}`,
 		},
 		{
-			"copilot deny sample", "copilot", copilotSample, Answer{Verdict: "deny", Reason: "ctxguard: az subscription prod-sub != dev-sub"},
+			"copilot deny sample", "copilot", copilotSample, Answer{Verdict: rules.VerdictDeny, Reason: "ctxguard: az subscription prod-sub != dev-sub"},
 			`{"permissionDecision":"deny","permissionDecisionReason":"ctxguard: az subscription prod-sub != dev-sub"}`,
 		},
 		{
-			"copilot deny without a reason gets one", "copilot", copilotSample, Answer{Verdict: "deny"},
+			"copilot deny without a reason gets one", "copilot", copilotSample, Answer{Verdict: rules.VerdictDeny},
 			`{"permissionDecision":"deny","permissionDecisionReason":"ctxguard denied this command"}`,
 		},
-		{"copilot allow is silence", "copilot", copilotSample, Answer{Verdict: "allow"}, ""},
+		{"copilot allow is silence", "copilot", copilotSample, Answer{Verdict: rules.VerdictAllow}, ""},
 		{
-			"copilot ask", "copilot", copilotSample, Answer{Verdict: "ask", Reason: "destructive"},
+			"copilot ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive"},
 			`{"permissionDecision":"ask","permissionDecisionReason":"destructive"}`,
 		},
 		{
-			"copilot ask with the bound line", "copilot", copilotSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			"copilot ask with the bound line", "copilot", copilotSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive", Command: bound},
 			`{"permissionDecision":"ask","permissionDecisionReason":"destructive","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite sample", "copilot", copilotSample, Answer{Verdict: "rewrite", Command: bound},
+			"copilot rewrite sample", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound},
 			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite, object toolArgs", "copilot", copilotObjectSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound},
+			"copilot rewrite, object toolArgs", "copilot", copilotObjectSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound},
 			`{"permissionDecision":"allow","permissionDecisionReason":"bound","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: "rewrite", Command: bound, RewriteAs: "ask"},
+			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: "ask"},
 			`{"permissionDecision":"ask","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite, snake_case payload", "copilot", copilotSnakeSample, Answer{Verdict: "rewrite", Command: bound},
+			"copilot rewrite, snake_case payload", "copilot", copilotSnakeSample, Answer{Verdict: rules.VerdictRewrite, Command: bound},
 			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"gemini deny sample", "gemini", geminiFullSample, Answer{Verdict: "deny", Reason: "ctxguard: az subscription prod-sub != dev-sub"},
+			"gemini deny sample", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictDeny, Reason: "ctxguard: az subscription prod-sub != dev-sub"},
 			`{"decision":"deny","reason":"ctxguard: az subscription prod-sub != dev-sub"}`,
 		},
-		{"gemini allow is silence", "gemini", geminiFullSample, Answer{Verdict: "allow"}, ""},
+		{"gemini allow is silence", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictAllow}, ""},
 		{
-			"gemini ask", "gemini", geminiFullSample, Answer{Verdict: "ask", Reason: "destructive"},
+			"gemini ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive"},
 			`{"decision":"ask","reason":"destructive"}`,
 		},
 		{
-			"gemini rewrite sends no decision", "gemini", geminiFullSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound},
+			"gemini rewrite sends no decision", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound},
 			`{"systemMessage":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound, RewriteAs: "ask"},
+			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: "ask"},
 			`{"decision":"ask","reason":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"gemini ask with the bound line", "gemini", geminiFullSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			"gemini ask with the bound line", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive", Command: bound},
 			`{"decision":"ask","reason":"destructive","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"cursor shell deny", "cursor", cursorShellSample, Answer{Verdict: "deny", Reason: "wrong subscription"},
+			"cursor shell deny", "cursor", cursorShellSample, Answer{Verdict: rules.VerdictDeny, Reason: "wrong subscription"},
 			`{"permission":"deny","user_message":"wrong subscription","agent_message":"wrong subscription"}`,
 		},
-		{"cursor shell allow is silence", "cursor", cursorShellSample, Answer{Verdict: "allow"}, ""},
+		{"cursor shell allow is silence", "cursor", cursorShellSample, Answer{Verdict: rules.VerdictAllow}, ""},
 		{
-			"cursor shell ask", "cursor", cursorShellSample, Answer{Verdict: "ask", Reason: "destructive"},
+			"cursor shell ask", "cursor", cursorShellSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive"},
 			`{"permission":"ask","user_message":"destructive","agent_message":"destructive"}`,
 		},
 		{
-			"cursor shell cannot rewrite: deny with the fixed command", "cursor", cursorShellSample, Answer{Verdict: "rewrite", Reason: "[ctxguard/az.rebind] bound", Command: bound},
+			"cursor shell cannot rewrite: deny with the fixed command", "cursor", cursorShellSample, Answer{Verdict: rules.VerdictRewrite, Reason: "[ctxguard/az.rebind] bound", Command: bound},
 			`{"permission":"deny","user_message":"[ctxguard/az.rebind] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub","agent_message":"[ctxguard/az.rebind] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}`,
 		},
 		{
-			"cursor shell ask with a bound line: deny with the fixed command", "cursor", cursorShellSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			"cursor shell ask with a bound line: deny with the fixed command", "cursor", cursorShellSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive", Command: bound},
 			`{"permission":"deny","user_message":"destructive — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub","agent_message":"destructive — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}`,
 		},
 		{
-			"cursor preToolUse rewrite", "cursor", cursorToolSample, Answer{Verdict: "rewrite", Command: bound},
+			"cursor preToolUse rewrite", "cursor", cursorToolSample, Answer{Verdict: rules.VerdictRewrite, Command: bound},
 			`{"permission":"allow","updated_input":{"command":"az group list --subscription dev-sub","working_directory":"/home/dev/infra/sub"}}`,
 		},
 		{
-			"cursor preToolUse cannot ask", "cursor", cursorToolSample, Answer{Verdict: "ask", Reason: "destructive"},
+			"cursor preToolUse cannot ask", "cursor", cursorToolSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive"},
 			`{"permission":"deny","user_message":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves","agent_message":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves"}`,
 		},
 		{
-			"codex deny", "codex", codexSample, Answer{Verdict: "deny", Reason: "no"},
+			"codex deny", "codex", codexSample, Answer{Verdict: rules.VerdictDeny, Reason: "no"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
 		},
-		{"codex allow is silence", "codex", codexSample, Answer{Verdict: "allow"}, ""},
+		{"codex allow is silence", "codex", codexSample, Answer{Verdict: rules.VerdictAllow}, ""},
 		{
-			"codex rewrite is allow with updatedInput, whatever the mode", "codex", codexSample, Answer{Verdict: "rewrite", Command: bound},
+			"codex rewrite is allow with updatedInput, whatever the mode", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"az group list --subscription dev-sub"}}}`,
 		},
 		{
-			"codex cannot ask", "codex", codexSample, Answer{Verdict: "ask", Reason: "destructive", Command: bound},
+			"codex cannot ask", "codex", codexSample, Answer{Verdict: rules.VerdictAsk, Reason: "destructive", Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves, as: az group list --subscription dev-sub"}}`,
 		},
 		{
-			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: "rewrite", Reason: "bound", Command: bound, RewriteAs: "ask"},
+			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: "ask"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}}`,
 		},
 		{
 			"copilot rewrite keeps unknown args", "copilot",
 			`{"toolName":"bash","toolArgs":"{\"command\":\"az group list\",\"mode\":\"async\",\"initial_wait\":600000,\"x\":{\"y\":null}}"}`,
-			Answer{Verdict: "rewrite", Command: bound},
+			Answer{Verdict: rules.VerdictRewrite, Command: bound},
 			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","mode":"async","initial_wait":600000,"x":{"y":null}}}`,
 		},
 	}
@@ -335,7 +337,7 @@ func TestClaudeRewriteModes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := h.Encode(&out, req, Answer{Verdict: "rewrite", Command: "kubectl get pods --context dev", RewriteAs: tt.rewriteAs}); err != nil {
+			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictRewrite, Command: "kubectl get pods --context dev", RewriteAs: tt.rewriteAs}); err != nil {
 				t.Fatal(err)
 			}
 			var got struct {
@@ -376,11 +378,10 @@ func TestEncodeErrors(t *testing.T) {
 			answer Answer
 			want   string
 		}{
-			{"unknown verdict", decoded(h, payload), Answer{Verdict: "block"}, `unknown verdict "block"`},
-			{"rewrite without a command", decoded(h, payload), Answer{Verdict: "rewrite"}, "rewrite without a command"},
-			{"rewrite without a request", nil, Answer{Verdict: "rewrite", Command: "ls"}, "needs the decoded request"},
-			{"rewrite of a hand-made request", &Request{Command: "ls"}, Answer{Verdict: "rewrite", Command: "ls -a"}, "needs the decoded request"},
-			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: "rewrite", Command: "ls", RewriteAs: "deny"}, `unknown rewrite answer "deny"`},
+			{"rewrite without a command", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite}, "rewrite without a command"},
+			{"rewrite without a request", nil, Answer{Verdict: rules.VerdictRewrite, Command: "ls"}, "needs the decoded request"},
+			{"rewrite of a hand-made request", &Request{Request: rules.Request{Command: "ls"}}, Answer{Verdict: rules.VerdictRewrite, Command: "ls -a"}, "needs the decoded request"},
+			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: "deny"}, `unknown rewrite answer "deny"`},
 		}
 		for _, tt := range tests {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {

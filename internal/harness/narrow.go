@@ -1,5 +1,7 @@
 package harness
 
+import "github.com/ctxguard/ctxguard/rules"
+
 // limits says what a harness's answer can express, for [narrow].
 type limits struct {
 	rewrite bool // it can run a changed command in place of the one asked for
@@ -14,21 +16,21 @@ type limits struct {
 // harness cannot ask.
 func narrow(a Answer, l limits) Answer {
 	switch a.Verdict {
-	case "rewrite":
+	case rules.VerdictRewrite:
 		if a.Command == "" || l.rewrite && (l.ask || a.RewriteAs != "ask") {
 			return a // (a rewrite without a command is an error that Encode reports)
 		}
-		return Answer{Verdict: "deny", Reason: runInstead(a.Reason, a.Command), RewriteAs: a.RewriteAs}
-	case "ask":
+		return Answer{Verdict: rules.VerdictDeny, Reason: runInstead(a.Reason, a.Command), RewriteAs: a.RewriteAs}
+	case rules.VerdictAsk:
 		if !l.ask {
 			r := join(a.Reason, "this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves")
 			if a.Command != "" {
 				r += ", as: " + a.Command
 			}
-			return Answer{Verdict: "deny", Reason: r, RewriteAs: a.RewriteAs}
+			return Answer{Verdict: rules.VerdictDeny, Reason: r, RewriteAs: a.RewriteAs}
 		}
 		if a.Command != "" && !l.rewrite {
-			return Answer{Verdict: "deny", Reason: runInstead(a.Reason, a.Command), RewriteAs: a.RewriteAs}
+			return Answer{Verdict: rules.VerdictDeny, Reason: runInstead(a.Reason, a.Command), RewriteAs: a.RewriteAs}
 		}
 	}
 	return a

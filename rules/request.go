@@ -1,0 +1,27 @@
+package rules
+
+// Request is one tool call to decide, in harness-neutral terms. A harness adapter reads it from
+// the hook payload; `ctxguard explain` builds it from its flags; the guard decides on it. It is
+// the one request type from adapter to engine.
+//
+// A Request whose Shell is "" is a tool call that is not a shell command (Claude Code's Read,
+// Copilot's edit, …): only the rules about the files a tool writes (Paths) apply to it.
+type Request struct {
+	Harness string // "claude", "copilot", "gemini", "cursor", "codex"; "" for explain
+	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell, run_shell_command, Shell)
+	Shell   string // "bash" or "powershell", from the tool name; "" for a tool that is not a shell
+	Command string
+	// Cwd is the command's working directory; relative state paths and the project policy are
+	// found from it.
+	Cwd string
+	// Session is the harness's session id ("" for none: nothing is remembered).
+	Session string
+	// Mode is the harness's permission mode (Claude Code permission_mode); "" where it sends none.
+	Mode string
+	// Agent is the subagent that makes the call (Claude Code agent_id, sent only inside a
+	// subagent): subagents of one session run at the same time, so each has its own memory.
+	Agent string
+	// Paths are the files a tool that is not a shell writes (Claude Code's Write, Edit,
+	// MultiEdit, NotebookEdit), as sent; Shell is "" then.
+	Paths []string
+}
