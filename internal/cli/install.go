@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/builtin"
-	"github.com/ctxguard/ctxguard/internal/diff"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/hookfile"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 func init() {
@@ -134,7 +134,7 @@ func (c *ctx) wireOne(verb string, s *harness.Setup, file, self string, o harnes
 		if remove {
 			to = "/dev/null"
 		}
-		fmt.Fprint(c.stdout, diff.Unified(from, to, old, out))
+		c.stdout.Write(diff.Diff(from, old, to, out))
 		return nil
 	}
 	if remove {
