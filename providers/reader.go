@@ -714,13 +714,11 @@ func jsonError(data []byte) error {
 	if !errors.As(err, &se) {
 		return errors.New("invalid JSON")
 	}
-	off := min(int(se.Offset), len(data))
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := off - bytes.LastIndexByte(data[:off], '\n')
-	if col > 1 && off > 0 {
-		col-- // Offset is just past the byte that broke the JSON
+	at := codec.Position(data, int(se.Offset))
+	if at.Col > 1 {
+		at.Col-- // Offset is just past the byte that broke the JSON
 	}
-	return fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, se.Error())
+	return fmt.Errorf("invalid JSON at line %d, column %d: %s", at.Line, at.Col, se.Error())
 }
 
 func (r *Reader) exists(path string) (bool, error) {

@@ -267,8 +267,8 @@ func (d *doctor) harnesses(wd string) []installed {
 			d.info("%-8s not installed (ctxguard install %s)", s.Harness, s.Harness)
 		}
 		for _, in := range here {
-			line, col := in.hook.Pos()
-			d.ok("%-8s %s:%d:%d runs %s", s.Harness, d.c.home(in.file), line, col, describe(in.hook, d.c.env.OS))
+			at := in.hook.Pos()
+			d.ok("%-8s %s:%d:%d runs %s", s.Harness, d.c.home(in.file), at.Line, at.Col, describe(in.hook, d.c.env.OS))
 		}
 		if len(here) > 0 && len(plugins) > 0 {
 			d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from the plugin and from %s", s.Title, d.c.home(here[0].file)),
@@ -314,8 +314,8 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 				continue
 			}
 			hooks, _ := hookfile.Find([]byte(pluginHooks), "plugin", hookfile.Layout{Nested: true, Events: s.Events})
-			line, col := p.Pos()
-			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), line, col, p.Key)
+			at := p.Pos()
+			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), at.Line, at.Col, p.Key)
 			for _, h := range hooks {
 				out = append(out, installed{s, f, h, true})
 			}

@@ -284,3 +284,14 @@ func FuzzToJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestPosition(t *testing.T) {
+	src := []byte("ab\ncd\n\nef")
+	for off, want := range map[int]codec.Pos{
+		-1: {1, 1}, 0: {1, 1}, 1: {1, 2}, 2: {1, 3}, 3: {2, 1}, 5: {2, 3}, 6: {3, 1}, 7: {4, 1}, 8: {4, 2}, 9: {4, 3}, 99: {4, 3},
+	} {
+		if got := codec.Position(src, off); got != want {
+			t.Errorf("Position(%d) = %v, want %v", off, got, want)
+		}
+	}
+}

@@ -136,9 +136,6 @@ func valueColumn(root *yaml.Node, line int, msg string) int {
 	return col
 }
 
-// Pos is a 1-based line and column.
-type Pos struct{ Line, Col int }
-
 // Positions maps the paths of a YAML document's items to where they are written, so that an
 // error found after decoding (an unknown setting, a bad pattern) or an explanation can point at
 // the line. A path joins mapping keys and 0-based sequence indexes with dots:

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
 )
 
 var (
@@ -281,9 +283,9 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Install([]byte(tt.in), "f.json", nested, nil, []Entry{group})
-			var se *SyntaxError
+			var se *codec.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("Install error = %v (%T), want a *SyntaxError", err, err)
+				t.Fatalf("Install error = %v (%T), want a *codec.Error", err, err)
 			}
 			if err.Error() != tt.want {
 				t.Errorf("Install error:\n got %s\nwant %s", err, tt.want)

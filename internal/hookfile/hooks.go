@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
 )
 
 // Layout is how a harness's file holds its hooks: under the top-level "hooks" object, one array
@@ -32,7 +34,7 @@ type Hook struct {
 }
 
 // Pos is where the handler is written.
-func (h Hook) Pos() (line, col int) { return h.Handler.Pos() }
+func (h Hook) Pos() codec.Pos { return h.Handler.Pos() }
 
 // Command is what the handler runs: argv for an exec form (Claude Code's command + args,
 // Copilot CLI's exec + args), otherwise the line given to a shell. On Windows a powershell line
@@ -121,13 +123,11 @@ func Find(data []byte, file string, layout Layout) ([]Hook, error) {
 // place when the file is not shaped as every harness expects.
 func (d *Doc) hooks(file string) (*Node, error) {
 	if d.Root.Kind != Object {
-		line, col := d.Root.Pos()
-		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: "the file is not a JSON object"}
+		return nil, d.Root.errorAt(file, "the file is not a JSON object")
 	}
 	h := d.Root.Get("hooks")
 	if h != nil && h.Kind != Object {
-		line, col := h.Pos()
-		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: `"hooks" is not an object`}
+		return nil, h.errorAt(file, `"hooks" is not an object`)
 	}
 	return h, nil
 }
@@ -188,8 +188,7 @@ func install(data []byte, file string, layout Layout, e Entry) ([]byte, error) {
 		return nil, err
 	}
 	if arr := d.Root.Get("hooks").Get(e.Event); arr != nil && arr.Kind != Array {
-		line, col := arr.Pos()
-		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: fmt.Sprintf("hooks.%s is not an array", e.Event)}
+		return nil, arr.errorAt(file, fmt.Sprintf("hooks.%s is not an array", e.Event))
 	}
 	found := d.find(layout, e.Event)
 	if len(found) == 1 && d.same(found[0], layout, e.Value) {

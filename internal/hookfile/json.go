@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
 )
 
 // Kind is the kind of a JSON value.
@@ -79,8 +81,11 @@ func (n *Node) Strs() ([]string, bool) {
 	return out, true
 }
 
-// Pos is a position in the file: 1-based line and column (in bytes).
-func (n *Node) Pos() (line, col int) { return position(n.src, n.memberStart()) }
+// Pos is where the member or item is written.
+func (n *Node) Pos() codec.Pos { return codec.Position(n.src, n.memberStart()) }
+
+// errorAt is a problem with the member or item n, naming where it is written.
+func (n *Node) errorAt(file, msg string) error { return fileError(file, n.src, n.memberStart(), msg) }
 
 // memberStart is where the member or item begins: its key, or the value of an array item.
 func (n *Node) memberStart() int {
@@ -88,17 +93,6 @@ func (n *Node) memberStart() int {
 		return n.KeyStart
 	}
 	return n.Start
-}
-
-// SyntaxError is a file that is not valid JSON.
-type SyntaxError struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
 // maxDepth bounds nesting: settings files are shallow, and a file nested deeper than this is not
@@ -124,8 +118,7 @@ func parseTree(data []byte, file string) (*Node, error) {
 		if bytes.HasPrefix(data, bom) {
 			off += len(bom)
 		}
-		line, col := position(data, off)
-		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: msg}
+		return nil, fileError(file, data, off, msg)
 	}
 	p := &parser{src: data}
 	if bytes.HasPrefix(data, bom) {
@@ -134,8 +127,7 @@ func parseTree(data []byte, file string) (*Node, error) {
 	p.space()
 	n, err := p.value(nil, 0)
 	if err != nil {
-		line, col := position(data, p.i)
-		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: err.Error()}
+		return nil, fileError(file, data, p.i, err.Error())
 	}
 	return n, nil
 }
@@ -283,12 +275,8 @@ func (p *parser) str() error {
 	return errors.New("unterminated string")
 }
 
-// position turns a byte offset into a 1-based line and column.
-func position(src []byte, off int) (line, col int) {
-	if off > len(src) {
-		off = len(src)
-	}
-	line = 1 + bytes.Count(src[:off], []byte("\n"))
-	col = off - bytes.LastIndexByte(src[:off], '\n')
-	return line, col
+// fileError is a problem at offset off of a file, as a [*codec.Error] naming file:line:col.
+func fileError(file string, src []byte, off int, msg string) error {
+	at := codec.Position(src, off)
+	return &codec.Error{File: file, Line: at.Line, Col: at.Col, Msg: msg}
 }
