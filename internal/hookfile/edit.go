@@ -103,7 +103,9 @@ func (d *Doc) Put(obj *Node, key string, value []byte) ([]byte, error) {
 
 // insert adds one member or item at the end of the container c. After an existing child it
 // copies the whitespace that precedes that child, so the new one is laid out like its
-// neighbour; in an empty container it uses the file's style.
+// neighbour; in an empty container it uses the file's style. A comment on the last child's line
+// stays on that line, after the comma that now follows the child, and a trailing comma stays
+// trailing: the new child gets one.
 func (d *Doc) insert(c *Node, render func(base string, multi bool) string) []byte {
 	if len(c.Children) == 0 {
 		if d.style.flat {
@@ -111,6 +113,10 @@ func (d *Doc) insert(c *Node, render func(base string, multi bool) string) []byt
 		}
 		base := lineIndent(d.src, c.Start)
 		inner := base + d.style.indent
+		if end := d.lastToken(c.Start+1, c.End-1); end > c.Start+1 {
+			// Only comments inside: the child goes on a line of its own after them.
+			return splice(d.src, end, end, d.style.newline+inner+render(inner, true))
+		}
 		return splice(d.src, c.Start+1, c.End-1, d.style.newline+inner+render(inner, true)+d.style.newline+base)
 	}
 	last := c.Children[len(c.Children)-1]
@@ -120,18 +126,112 @@ func (d *Doc) insert(c *Node, render func(base string, multi bool) string) []byt
 		ws--
 	}
 	gap := string(d.src[ws:start])
+	tail, comma, toEOL := d.tail(last)
+	if toEOL && !strings.Contains(gap, "\n") {
+		// Nothing can follow a // comment on its line.
+		gap = d.style.newline + lineIndent(d.src, start)
+	}
+	var text string
 	if i := strings.LastIndexByte(gap, '\n'); i >= 0 {
-		return splice(d.src, last.End, last.End, ","+gap+render(gap[i+1:], true))
+		text = gap + render(gap[i+1:], true)
+	} else {
+		if gap == "" && len(c.Children) == 1 && strings.HasSuffix(d.style.colon, " ") {
+			gap = " "
+		}
+		text = gap + render("", false)
 	}
-	if gap == "" && len(c.Children) == 1 && strings.HasSuffix(d.style.colon, " ") {
-		gap = " "
+	if comma {
+		return splice(d.src, tail, tail, text+",")
 	}
-	return splice(d.src, last.End, last.End, ","+gap+render("", false))
+	out := splice(d.src, tail, tail, text)
+	return splice(out, last.End, last.End, ",")
 }
 
-// Delete returns the file without n, a member of an object or an item of an array: the text
-// from the end of the previous sibling to the end of n goes (or, for the first child, from n to
-// the next sibling), which is exactly what insert added.
+// tail is where the text that belongs to child n ends: after the comma that follows it (with
+// any comments before that comma) and a comment on the comma's line, or for a last child without
+// a comma, after a comment on its own line. comma reports whether a comma follows n.
+// toEOL reports that the comment is a // one, which runs to the end of the line.
+func (d *Doc) tail(n *Node) (end int, comma, toEOL bool) {
+	i := n.End
+	if j := skipExtra(d.src, i); j < len(d.src) && d.src[j] == ',' {
+		i, comma = j+1, true
+	}
+	c := skipBlank(d.src, i)
+	if e, ok := lineComment(d.src, c); ok {
+		return e, comma, d.src[c+1] == '/'
+	}
+	return i, comma, false
+}
+
+// skipExtra skips white space and comments.
+func skipExtra(src []byte, i int) int {
+	for {
+		for i < len(src) && isSpace(src[i]) {
+			i++
+		}
+		rest := src[i:]
+		switch {
+		case bytes.HasPrefix(rest, []byte("//")):
+			j := bytes.IndexByte(rest, '\n')
+			if j < 0 {
+				return len(src)
+			}
+			i += j
+		case bytes.HasPrefix(rest, []byte("/*")):
+			j := bytes.Index(rest[2:], []byte("*/"))
+			if j < 0 {
+				return len(src)
+			}
+			i += 2 + j + 2
+		default:
+			return i
+		}
+	}
+}
+
+// lineComment reports where a comment that starts at i ends, when one does and it ends on the
+// line it starts on (a // comment runs to the end of the line, before its line break).
+func lineComment(src []byte, i int) (int, bool) {
+	rest := src[i:]
+	switch {
+	case bytes.HasPrefix(rest, []byte("//")):
+		if j := bytes.IndexAny(rest, "\r\n"); j >= 0 {
+			return i + j, true
+		}
+		return len(src), true
+	case bytes.HasPrefix(rest, []byte("/*")):
+		j := bytes.Index(rest[2:], []byte("*/"))
+		if j >= 0 && !bytes.ContainsAny(rest[:2+j], "\r\n") {
+			return i + 2 + j + 2, true
+		}
+	}
+	return 0, false
+}
+
+// lastToken is the end of the last comment between from and to, or from when there is only
+// white space.
+func (d *Doc) lastToken(from, to int) int {
+	end := from
+	for i := from; i < to; i++ {
+		if isSpace(d.src[i]) {
+			continue
+		}
+		end = i + 1
+	}
+	return end
+}
+
+func skipBlank(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// Delete returns the file without n, a member of an object or an item of an array, taking out
+// exactly what insert added: the text from the end of the previous sibling's tail to the end of
+// n's (and the comma insert put after that sibling when n was last without one), or for the
+// first child, from n to the next sibling. Comments that are not on n's line stay.
 func (d *Doc) Delete(n *Node) []byte {
 	p := n.Parent
 	if p == nil {
@@ -141,13 +241,34 @@ func (d *Doc) Delete(n *Node) []byte {
 	for i < len(p.Children) && p.Children[i] != n {
 		i++
 	}
+	end, comma, _ := d.tail(n)
 	switch {
 	case len(p.Children) == 1:
-		return splice(d.src, p.Start+1, p.End-1, "")
+		before := d.lastToken(p.Start+1, n.memberStart())
+		if before == p.Start+1 && d.lastToken(end, p.End-1) == end {
+			return splice(d.src, p.Start+1, p.End-1, "")
+		}
+		if before == p.Start+1 {
+			before = n.memberStart()
+		}
+		return splice(d.src, before, end, "")
 	case i > 0:
-		return splice(d.src, p.Children[i-1].End, n.End, "")
+		prev := p.Children[i-1]
+		from, _, _ := d.tail(prev)
+		out := splice(d.src, from, end, "")
+		if !comma && i == len(p.Children)-1 {
+			// The comma after prev was put there for n.
+			if at := skipExtra(out, prev.End); at < len(out) && out[at] == ',' {
+				return splice(out, at, at+1, "")
+			}
+		}
+		return out
 	default:
-		return splice(d.src, n.memberStart(), p.Children[1].memberStart(), "")
+		next := end
+		for next < len(d.src) && isSpace(d.src[next]) {
+			next++
+		}
+		return splice(d.src, n.memberStart(), next, "")
 	}
 }
 
@@ -219,8 +340,8 @@ func splice(src []byte, start, end int, text string) []byte {
 	return append(out, src[end:]...)
 }
 
-// Same reports whether a and b hold the same JSON value, whatever their formatting and key
-// order. Invalid JSON is the same as nothing.
+// Same reports whether a and b hold the same JSON value, whatever their formatting, comments
+// and key order. Invalid JSON is the same as nothing.
 func Same(a, b []byte) bool {
 	va, oka := decode(a)
 	vb, okb := decode(b)
@@ -228,7 +349,11 @@ func Same(a, b []byte) bool {
 }
 
 func decode(data []byte) (any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, bom)))
+	std, err := standard(data)
+	if err != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(std))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {

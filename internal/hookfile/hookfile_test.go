@@ -273,9 +273,9 @@ func TestErrors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"trailing comma", "{\n  \"a\": 1,\n}\n", "f.json:3:1: invalid JSON: invalid character '}' looking for beginning of object key string"},
-		{"comment", "{\n  // mine\n  \"a\": 1\n}", "f.json:2:3: invalid JSON: invalid character '/' looking for beginning of object key string"},
-		{"truncated", "{\"a\": [1,", "f.json:1:9: invalid JSON: unexpected end of JSON input"},
+		{"unclosed comment", "{\n  \"a\": 1 /* mine\n}", "f.json:2:10: invalid JSON: parsing comment: unexpected EOF"},
+		{"bare word", "{\n  \"a\": yes\n}", "f.json:2:8: invalid JSON: invalid literal: yes"},
+		{"truncated", "{\"a\": [1,", "f.json:1:10: invalid JSON: parsing value: unexpected EOF"},
 		{"array", "[1]", "f.json:1:1: the file is not a JSON object"},
 		{"hooks not an object", "{\n  \"hooks\": []\n}", `f.json:2:3: "hooks" is not an object`},
 		{"event not an array", "{\"hooks\": {\"PreToolUse\": {}}}", "f.json:1:12: hooks.PreToolUse is not an array"},
@@ -331,7 +331,8 @@ func TestSame(t *testing.T) {
 }
 
 func FuzzRoundTrip(f *testing.F) {
-	for _, s := range []string{"{}", `{"hooks":{}}`, "{\n\t\"a\": [\n\t\t1\n\t]\n}", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`} {
+	for _, s := range []string{"{}", `{"hooks":{}}`, "{\n\t\"a\": [\n\t\t1\n\t]\n}", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`,
+		"{\n  // c\n  \"a\": 1, /* d */\n}", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"ctxguard"}]} // e` + "\n]}}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -339,8 +340,8 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !json.Valid([]byte(strings.TrimPrefix(string(got), "\ufeff"))) {
-			t.Fatalf("Install(%q) gave invalid JSON %q", data, got)
+		if _, err := standard(got); err != nil {
+			t.Fatalf("Install(%q) gave %q, which does not parse: %v", data, got, err)
 		}
 		hooks, err := Find(got, "f.json", nested)
 		if err != nil || len(hooks) != 1 {
@@ -354,4 +355,76 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("Uninstall left %d hooks in %q", len(rest), back)
 		}
 	})
+}
+
+// TestJSONC checks settings files with comments and trailing commas (JSON with commas and
+// comments, which editors allow in settings files): install keeps every comment where it is and a
+// trailing comma trailing, installing twice changes nothing, and uninstall gives back the file
+// byte for byte.
+func TestJSONC(t *testing.T) {
+	entry := Entry{"PreToolUse", []byte(`{"hooks":[{"command":"ctxguard hook"}]}`)}
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "comment after the last member",
+			in:   "{\n  \"a\": 1 // the answer\n}\n",
+			want: "{\n  \"a\": 1, // the answer\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"hooks\": [\n          {\n            \"command\": \"ctxguard hook\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
+		},
+		{
+			name: "trailing commas stay trailing",
+			in:   "{\n  // mine\n  \"model\": \"opus\", // keep\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Edit\", \"hooks\": [{\"command\": \"lint\"}]}, // lint\n    ],\n  },\n}\n",
+			want: "{\n  // mine\n  \"model\": \"opus\", // keep\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Edit\", \"hooks\": [{\"command\": \"lint\"}]}, // lint\n      {\n        \"hooks\": [\n          {\n            \"command\": \"ctxguard hook\"\n          }\n        ]\n      },\n    ],\n  },\n}\n",
+		},
+		{
+			name: "only a comment inside",
+			in:   "{\n  // nothing yet\n}\n",
+			want: "{\n  // nothing yet\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"hooks\": [\n          {\n            \"command\": \"ctxguard hook\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
+		},
+		{
+			name: "block comments on one line",
+			in:   `{"a": 1 /* one */, "b": [] /* two */}`,
+			want: `{"a": 1 /* one */, "b": [], /* two */ "hooks": {"PreToolUse": [{"hooks": [{"command": "ctxguard hook"}]}]}}`,
+		},
+		{
+			name: "a // comment after an item on one line",
+			in:   "{\"hooks\": {\"PreToolUse\": [{\"hooks\": []} // empty\n]}}",
+			want: "{\"hooks\": {\"PreToolUse\": [{\"hooks\": []}, // empty\n{\n  \"hooks\": [\n    {\n      \"command\": \"ctxguard hook\"\n    }\n  ]\n}\n]}}",
+		},
+		{
+			name: "comment before the comma, comma first",
+			in:   "{\n  \"a\": 1 // one\n  , \"b\": 2\n}",
+			want: "{\n  \"a\": 1 // one\n  , \"b\": 2, \"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"command\": \"ctxguard hook\"}]}]}\n}",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Install([]byte(tt.in), "f.json", nested, []byte("{}\n"), []Entry{entry})
+			if err != nil {
+				t.Fatalf("Install: %v", err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Install:\n got %q\nwant %q\n%s", got, tt.want, got)
+			}
+			if _, err := standard(got); err != nil {
+				t.Errorf("Install gave a file that does not parse: %v\n%s", err, got)
+			}
+			again, err := Install(got, "f.json", nested, []byte("{}\n"), []Entry{entry})
+			if err != nil || string(again) != string(got) {
+				t.Errorf("installing twice changed the file (%v):\n%s", err, again)
+			}
+			back, err := Uninstall(got, "f.json", nested)
+			if err != nil {
+				t.Fatalf("Uninstall: %v", err)
+			}
+			if string(back) != tt.in {
+				t.Errorf("uninstall gave %q, want the original %q", back, tt.in)
+			}
+		})
+	}
+	// A handler written with a comment inside is still the same handler.
+	mine := "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"command\": \"ctxguard hook\" /* mine */}]}]}}"
+	if got, err := Install([]byte(mine), "f.json", nested, nil, []Entry{entry}); err != nil || string(got) != mine {
+		t.Errorf("Install over a commented handler = %q, %v; want it unchanged", got, err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/tailscale/hujson"
 )
 
 // Kind is the kind of a JSON value.
@@ -99,180 +100,82 @@ func (n *Node) memberStart() int {
 // one a harness wrote.
 const maxDepth = 1000
 
-// parseTree parses data, which must be exactly one JSON value, into a tree. A UTF-8 byte-order
+// parseTree parses data, which must be exactly one JSON value, into a tree. Comments and
+// trailing commas are allowed (JSON with commas and comments, which editors accept in settings
+// files and Gemini CLI reads); they stay in the bytes, outside every node. A UTF-8 byte-order
 // mark at the start is skipped (and kept in the bytes).
 func parseTree(data []byte, file string) (*Node, error) {
-	if !json.Valid(bytes.TrimPrefix(data, bom)) {
-		var v any
-		err := json.Unmarshal(bytes.TrimPrefix(data, bom), &v)
-		off := 0
-		msg := "invalid JSON"
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off = int(se.Offset)
-			if off > 0 {
-				off-- // Offset is after the byte that was read last
-			}
-			msg = "invalid JSON: " + se.Error()
-		}
-		if bytes.HasPrefix(data, bom) {
-			off += len(bom)
-		}
-		return nil, fileError(file, data, off, msg)
-	}
-	p := &parser{src: data}
-	if bytes.HasPrefix(data, bom) {
-		p.i = len(bom)
-	}
-	p.space()
-	n, err := p.value(nil, 0)
+	body := bytes.TrimPrefix(data, bom)
+	shift := len(data) - len(body)
+	v, err := hujson.Parse(body)
 	if err != nil {
-		return nil, fileError(file, data, p.i, err.Error())
+		return nil, parseError(file, err, shift)
 	}
-	return n, nil
+	return build(&v, nil, data, shift, 0, file)
 }
 
 var bom = []byte("\xef\xbb\xbf")
 
-// parser reads JSON that json.Valid accepted; its own checks only guard against running off the
-// end.
-type parser struct {
-	src []byte
-	i   int
+// standard is data as plain JSON: without a byte-order mark, comments and trailing commas. It
+// works on a copy, since hujson blanks the comments out in the bytes it is given.
+func standard(data []byte) ([]byte, error) {
+	return hujson.Standardize(bytes.Clone(bytes.TrimPrefix(data, bom)))
 }
 
-func (p *parser) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) value(parent *Node, depth int) (*Node, error) {
+// build turns hujson's value into a Node whose offsets count from the start of src, which holds
+// shift bytes (a byte-order mark) before the text hujson read.
+func build(v *hujson.Value, parent *Node, src []byte, shift, depth int, file string) (*Node, error) {
+	n := &Node{Start: v.StartOffset + shift, End: v.EndOffset + shift, Parent: parent, src: src}
+	n.KeyStart = n.Start
 	if depth > maxDepth {
-		return nil, errors.New("nested too deeply")
+		return nil, n.errorAt(file, "invalid JSON: nested too deeply")
 	}
-	if p.i >= len(p.src) {
-		return nil, errors.New("unexpected end of file")
-	}
-	n := &Node{Start: p.i, KeyStart: p.i, Parent: parent, src: p.src}
-	switch c := p.src[p.i]; c {
-	case '{':
+	switch t := v.Value.(type) {
+	case *hujson.Object:
 		n.Kind = Object
-		p.i++
-		p.space()
-		if p.peek() == '}' {
-			p.i++
-			break
-		}
-		for {
-			keyStart := p.i
-			if err := p.str(); err != nil {
-				return nil, err
-			}
-			keyEnd := p.i
-			var key string
-			if err := json.Unmarshal(p.src[keyStart:keyEnd], &key); err != nil {
-				return nil, err
-			}
-			p.space()
-			if p.peek() != ':' {
-				return nil, errors.New("want :")
-			}
-			p.i++
-			p.space()
-			child, err := p.value(n, depth+1)
+		for i := range t.Members {
+			m := &t.Members[i]
+			c, err := build(&m.Value, n, src, shift, depth+1, file)
 			if err != nil {
 				return nil, err
 			}
-			child.Key, child.KeyStart, child.KeyEnd, child.inObjectMember = key, keyStart, keyEnd, true
-			n.Children = append(n.Children, child)
-			p.space()
-			if p.peek() == ',' {
-				p.i++
-				p.space()
-				continue
-			}
-			if p.peek() != '}' {
-				return nil, errors.New("want , or }")
-			}
-			p.i++
-			break
+			c.Key = m.Name.Value.(hujson.Literal).String()
+			c.KeyStart, c.KeyEnd, c.inObjectMember = m.Name.StartOffset+shift, m.Name.EndOffset+shift, true
+			n.Children = append(n.Children, c)
 		}
-	case '[':
+	case *hujson.Array:
 		n.Kind = Array
-		p.i++
-		p.space()
-		if p.peek() == ']' {
-			p.i++
-			break
-		}
-		for {
-			child, err := p.value(n, depth+1)
+		for i := range t.Elements {
+			c, err := build(&t.Elements[i], n, src, shift, depth+1, file)
 			if err != nil {
 				return nil, err
 			}
-			n.Children = append(n.Children, child)
-			p.space()
-			if p.peek() == ',' {
-				p.i++
-				p.space()
-				continue
-			}
-			if p.peek() != ']' {
-				return nil, errors.New("want , or ]")
-			}
-			p.i++
-			break
+			n.Children = append(n.Children, c)
 		}
-	case '"':
-		n.Kind = String
-		if err := p.str(); err != nil {
-			return nil, err
-		}
-	default:
+	case hujson.Literal:
 		n.Kind = Literal
-		for p.i < len(p.src) {
-			c := p.src[p.i]
-			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-				break
-			}
-			p.i++
-		}
-		if p.i == n.Start {
-			return nil, fmt.Errorf("unexpected %q", c)
+		if t.Kind() == '"' {
+			n.Kind = String
 		}
 	}
-	n.End = p.i
 	return n, nil
 }
 
-func (p *parser) peek() byte {
-	if p.i < len(p.src) {
-		return p.src[p.i]
-	}
-	return 0
-}
-
-// str skips a string, p.i at its opening quote.
-func (p *parser) str() error {
-	if p.peek() != '"' {
-		return errors.New("want a string")
-	}
-	for p.i++; p.i < len(p.src); p.i++ {
-		switch p.src[p.i] {
-		case '\\':
-			p.i++
-		case '"':
-			p.i++
-			return nil
+// parseError turns hujson's error, which says "hujson: line L, column C: what", into a
+// [*codec.Error] naming file:line:col. On the first line the column counts the byte-order mark.
+func parseError(file string, err error, shift int) error {
+	e := &codec.Error{File: file, Msg: "invalid JSON: " + err.Error()}
+	var line, col int
+	if _, scanErr := fmt.Sscanf(err.Error(), "hujson: line %d, column %d:", &line, &col); scanErr == nil {
+		if line == 1 {
+			col += shift
+		}
+		e.Line, e.Col = line, col
+		if inner := errors.Unwrap(err); inner != nil {
+			e.Msg = "invalid JSON: " + inner.Error()
 		}
 	}
-	return errors.New("unterminated string")
+	return e
 }
 
 // fileError is a problem at offset off of a file, as a [*codec.Error] naming file:line:col.
