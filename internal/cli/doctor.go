@@ -3,12 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -285,14 +285,10 @@ func (d *doctor) harnesses(wd string) []installed {
 	return all
 }
 
-// pluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json in
-// the repository; a test keeps the two equal). The plugin runs ctxguard from PATH.
-const pluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
-
-// plugins finds ctxguard's Claude Code plugin enabled in the harness's settings
-// (enabledPlugins: {"ctxguard@MARKETPLACE": true}), and returns the hook it runs.
+// plugins finds ctxguard's plugin enabled in the harness's settings (for Claude Code,
+// enabledPlugins: {"ctxguard@MARKETPLACE": true}), and returns the hook it runs.
 func (d *doctor) plugins(s *harness.Setup, root string) []installed {
-	if s.Harness != "claude" {
+	if s.Plugin == nil {
 		return nil
 	}
 	var out []installed
@@ -305,15 +301,15 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 		if err != nil {
 			continue // reported with the file's hooks
 		}
-		enabled := doc.Root.Get("enabledPlugins")
+		enabled := doc.Root.Get(s.Plugin.Enabled)
 		if enabled == nil || enabled.Kind != hookfile.Object {
 			continue
 		}
 		for _, p := range enabled.Children {
-			if !strings.HasPrefix(p.Key, "ctxguard@") || string(p.Raw()) != "true" {
+			if !strings.HasPrefix(p.Key, s.Plugin.Name+"@") || string(p.Raw()) != "true" {
 				continue
 			}
-			hooks, _ := hookfile.Find([]byte(pluginHooks), "plugin", hookfile.Layout{Nested: true, Events: s.Events})
+			hooks, _ := hookfile.Find(s.Plugin.Hooks, "plugin", hookfile.Layout{Nested: s.Nested, Events: s.Events})
 			at := p.Pos()
 			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), at.Line, at.Col, p.Key)
 			for _, h := range hooks {
@@ -324,18 +320,10 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 	return out
 }
 
-// hookFiles are the files a harness reads hooks from, for doctor: the user and project files,
-// the other project files it reads, and for a harness that reads a whole folder, every *.json
-// file there.
+// hookFiles are the files a harness reads hooks from (see [harness.Setup.HookFiles]), and for a
+// harness that reads a whole folder, every *.json file there.
 func (d *doctor) hookFiles(s *harness.Setup, root string) []string {
-	var files []string
-	if d.c.env.Home != "" {
-		files = append(files, filepath.FromSlash(s.UserFile(d.c.env.Home, d.c.env.Lookup)))
-	}
-	files = append(files, filepath.Join(root, filepath.FromSlash(s.ProjectFile)))
-	for _, f := range s.Also {
-		files = append(files, filepath.Join(root, filepath.FromSlash(f)))
-	}
+	files := s.HookFiles(d.c.env.Home, d.c.env.Lookup, root)
 	if s.Glob {
 		for _, f := range slices.Clone(files) {
 			more, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "*.json"))
@@ -354,34 +342,22 @@ func describe(h hookfile.Hook, goos string) string {
 	return line
 }
 
-// twice warns about harnesses that would run ctxguard twice for one command: Copilot CLI reads
-// the project's .claude/settings*.json besides its own hooks, and Cursor (with third-party hooks
-// on) reads every .claude settings file.
+// twice warns about harnesses that would run ctxguard twice for one command: one that also runs
+// another harness's hook files ([harness.AlsoRuns]; Copilot CLI and Cursor run Claude Code's),
+// where ctxguard is installed for both.
 func (d *doctor) twice(all []installed, root string) {
-	var claude []installed
-	for _, in := range all {
-		if in.setup.Harness == "claude" {
-			claude = append(claude, in)
+	for _, s := range harness.Setups() {
+		also := s.AlsoRuns
+		if also == nil {
+			continue
 		}
-	}
-	if len(claude) == 0 {
-		return
-	}
-	for _, other := range []struct {
-		name, why string
-		project   bool // reads only the project's .claude files
-	}{
-		{"copilot", "Copilot CLI also runs the hooks in the project's .claude/settings.json and settings.local.json", true},
-		{"cursor", "Cursor, with third-party hooks on, also runs the hooks in .claude/settings*.json and ~/.claude/settings.json", false},
-	} {
+		other, _ := harness.SetupFor(also.Harness)
 		var own, shared []string
 		for _, in := range all {
-			if in.setup.Harness == other.name {
+			switch {
+			case in.setup == s:
 				own = append(own, d.c.home(in.file))
-			}
-		}
-		for _, in := range claude {
-			if !other.project || strings.HasPrefix(in.file, root+string(filepath.Separator)) {
+			case in.setup.Harness == also.Harness && (!also.ProjectOnly || strings.HasPrefix(in.file, root+string(filepath.Separator))):
 				shared = append(shared, d.c.home(in.file))
 			}
 		}
@@ -389,8 +365,8 @@ func (d *doctor) twice(all []installed, root string) {
 			continue
 		}
 		d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from %s and from %s (%s)",
-			other.name, strings.Join(slices.Compact(own), ", "), strings.Join(slices.Compact(shared), ", "), other.why),
-			fmt.Sprintf("keep one: ctxguard uninstall %s (the .claude entry answers %s in its own protocol)", other.name, other.name))
+			s.Harness, strings.Join(slices.Compact(own), ", "), strings.Join(slices.Compact(shared), ", "), also.Why),
+			fmt.Sprintf("keep one: ctxguard uninstall %s (the %s entry answers %s in its own protocol)", s.Harness, path.Dir(other.ProjectFile), s.Harness))
 	}
 }
 
@@ -437,7 +413,7 @@ func (d *doctor) selfTest(wd, self string, hooks []installed) {
 				fmt.Sprintf("to run this one: ctxguard install %s", in.setup.Harness))
 		}
 		payload := in.setup.Probe(in.hook.Event, probeCommand, wd)
-		msg, err := d.probe(wd, argv, line, in.setup.Harness == "copilot", payload)
+		msg, err := d.probe(wd, argv, line, in.setup, payload)
 		if err != nil {
 			d.fail(fmt.Sprintf("%s: %v", where, err), fmt.Sprintf("run ctxguard install %s from the ctxguard binary you want the hook to use", in.setup.Harness))
 			continue
@@ -500,14 +476,14 @@ func program(argv []string, line string) string {
 // probe runs one hook command with a payload on stdin, as the harness would: argv directly, a
 // line through the system's shell. It returns the reason of a refusal ("" for silence) or an
 // error when the hook cannot run or answers something that is not an answer.
-func (d *doctor) probe(wd string, argv []string, line string, powershell bool, payload []byte) (string, error) {
+func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, payload []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	var cmd *exec.Cmd
 	switch {
 	case argv != nil:
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-	case d.c.env.OS == "windows" && powershell:
+	case d.c.env.OS == "windows" && s.PowerShell:
 		cmd = exec.CommandContext(ctx, "powershell", "-NoProfile", "-Command", line)
 	case d.c.env.OS == "windows":
 		cmd = exec.CommandContext(ctx, "cmd", "/C", line)
@@ -533,27 +509,11 @@ func (d *doctor) probe(wd string, argv []string, line string, powershell bool, p
 	if len(out) == 0 {
 		return "", nil
 	}
-	var answer map[string]any
-	if err := json.Unmarshal(out, &answer); err != nil {
+	reason, err := s.Refusal(out)
+	if err != nil {
 		return "", fmt.Errorf("the hook printed something that is not an answer: %q", truncate(string(out), 200))
 	}
-	return reasonOf(answer), nil
-}
-
-// reasonOf digs the reason out of any harness's answer.
-func reasonOf(answer map[string]any) string {
-	if spec, ok := answer["hookSpecificOutput"].(map[string]any); ok {
-		if r, ok := spec["permissionDecisionReason"].(string); ok {
-			return r
-		}
-	}
-	for _, k := range []string{"permissionDecisionReason", "reason", "agent_message", "systemMessage"} {
-		if r, ok := answer[k].(string); ok && r != "" {
-			return r
-		}
-	}
-	b, _ := json.Marshal(answer)
-	return string(b)
+	return reason, nil
 }
 
 func truncate(s string, n int) string {

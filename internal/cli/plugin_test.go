@@ -30,7 +30,8 @@ func TestPlugin(t *testing.T) {
 		Hooks                      string
 	}
 	read("plugin.json", &plugin)
-	if plugin.Name != "ctxguard" || plugin.Description == "" || plugin.Version == "" {
+	s, _ := harness.SetupFor("claude")
+	if plugin.Name != s.Plugin.Name || plugin.Description == "" || plugin.Version == "" {
 		t.Errorf("plugin.json: name %q, version %q, description %q", plugin.Name, plugin.Version, plugin.Description)
 	}
 	if filepath.Dir(filepath.Clean(plugin.Hooks)) != ".claude-plugin" || plugin.Hooks[:2] != "./" {
@@ -63,11 +64,10 @@ func TestPlugin(t *testing.T) {
 	var want struct {
 		Hooks json.RawMessage `json:"hooks"`
 	}
-	_ = json.Unmarshal([]byte(pluginHooks), &want)
+	_ = json.Unmarshal(s.Plugin.Hooks, &want)
 	if !hookfile.Same(onlyHooks.Hooks, want.Hooks) {
 		t.Errorf("hooks.json hooks = %s, doctor expects %s", onlyHooks.Hooks, want.Hooks)
 	}
-	s, _ := harness.SetupFor("claude")
 	found, err := hookfile.Find(data, "hooks.json", hookfile.Layout{Nested: s.Nested, Events: s.Events})
 	if err != nil || len(found) != 1 {
 		t.Fatalf("hooks.json: ctxguard hooks %v, %v; want one", found, err)

@@ -171,6 +171,16 @@ var claudeSetup = Setup{
 			Hooks:   []commandHook{{Type: "command", Command: self, Args: []string{"hook"}, Timeout: timeout}},
 		})}}
 	},
+	// Managed settings (managed-settings.json and managed-settings.d/) can turn every other
+	// hook off (allowManagedHooksOnly); https://code.claude.com/docs/en/settings.
+	Others: func(_ string, env func(string) (string, bool), goos string) []File {
+		dir := systemDir(goos, env, "claude-code", "ClaudeCode", "")
+		if goos == "windows" {
+			dir = fromEnv(env, "ProgramFiles", "C:/Program Files") + "/ClaudeCode"
+		}
+		return []File{{Path: dir, Dir: true, What: "Claude Code's managed settings"}}
+	},
+	Plugin: &Plugin{Enabled: "enabledPlugins", Name: "ctxguard", Hooks: []byte(claudePluginHooks)},
 	Probe: func(_, command, cwd string) []byte {
 		return compact(map[string]any{
 			"session_id": "ctxguard-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default",
@@ -178,4 +188,59 @@ var claudeSetup = Setup{
 			"tool_input": map[string]any{"command": command, "description": "ctxguard doctor self-test"},
 		})
 	},
+	Refusal: claudeRefusal,
+}
+
+// claudePluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json
+// in the repository). The plugin runs ctxguard from PATH.
+const claudePluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
+
+// claudeRefusal reads Claude Code's answer, which Codex reads too.
+func claudeRefusal(answer []byte) (string, error) {
+	return refusal(answer, func(o *claudeOutput) string { return o.HookSpecificOutput.PermissionDecisionReason })
+}
+
+// claudeFileTools are Claude Code's tools that write a file, and the tool_input fields that name
+// it (https://code.claude.com/docs/en/hooks, "PreToolUse input"). ctxguard reads them for one
+// purpose: an agent must not rewrite ctxguard's own policy or hooks, which would switch the guard
+// off. Every other tool that is not a shell stays unread, and the hook stays silent on it.
+//
+// Copilot CLI's file-editing tools are not listed: its hook reference names only the shell
+// tools' arguments, so there is nothing documented to read. TODO(v1): add them once documented.
+var claudeFileTools = map[string][]string{
+	"Write":        {"file_path"},
+	"Edit":         {"file_path"},
+	"MultiEdit":    {"file_path"},
+	"NotebookEdit": {"notebook_path", "file_path"},
+}
+
+// withFilePaths fills req.Paths for a file-writing tool. A file tool whose path cannot be read is
+// an error, which the hook answers with a deny: a hook that cannot tell which file is written
+// must not wave the write through.
+func withFilePaths(req *Request, top object, tools map[string][]string) (*Request, error) {
+	fields, ok := tools[req.Tool]
+	if !ok || req.Shell != "" {
+		return req, nil
+	}
+	raw, _ := top.get("tool_input")
+	if raw == nil || isNull(raw) {
+		return nil, fmt.Errorf("missing tool_input for %s", req.Tool)
+	}
+	obj, err := argsObject(raw, "tool_input")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		p, present, err := obj.str(f)
+		if err != nil {
+			return nil, fmt.Errorf("tool_input: %w", err)
+		}
+		if present && p != "" {
+			req.Paths = append(req.Paths, p)
+		}
+	}
+	if len(req.Paths) == 0 {
+		return nil, fmt.Errorf("tool_input of %s names no file (%v)", req.Tool, fields)
+	}
+	return req, nil
 }

@@ -58,6 +58,15 @@ var codexSetup = Setup{
 			Hooks:   []commandHook{{Type: "command", Command: shellLine(o.GOOS, self, "hook", "--harness", "codex"), Timeout: timeout}},
 		})}}
 	},
+	// Codex also reads hooks from a [hooks] table in config.toml.
+	Others: func(home string, env func(string) (string, bool), _ string) []File {
+		out := []File{{Path: ".codex/config.toml", Project: true, What: "Codex CLI's project config"}}
+		if home != "" {
+			out = append(out, File{Path: homeDir(home, env, "CODEX_HOME", ".codex") + "/config.toml", What: "Codex CLI's config"})
+		}
+		return out
+	},
+	Refusal: claudeRefusal,
 	Probe: func(_, command, cwd string) []byte {
 		return compact(map[string]any{
 			"session_id": "ctxguard-doctor", "turn_id": "ctxguard-doctor", "transcript_path": nil, "cwd": cwd,

@@ -113,9 +113,28 @@ var copilotSetup = Setup{
 			Matcher:    "bash|powershell",
 		})}}
 	},
+	// Copilot also reads hooks inline in its settings files, and from the machine's policy
+	// folder (https://docs.github.com/en/copilot/reference/hooks-reference, "Hooks locations").
+	Others: func(home string, env func(string) (string, bool), goos string) []File {
+		out := []File{{Path: ".github/copilot/settings*.json", Project: true, What: "GitHub Copilot CLI's repository settings"}}
+		if home != "" {
+			out = append(out, File{Path: homeDir(home, env, "COPILOT_HOME", ".copilot") + "/settings.json", What: "GitHub Copilot CLI's settings"})
+		}
+		policy := "/etc/github-copilot/policy.d"
+		if goos == "windows" {
+			policy = systemDir(goos, env, "", "", "GitHub/Copilot/policy.d")
+		}
+		return append(out, File{Path: policy, Dir: true, What: "GitHub Copilot CLI's hook policy"})
+	},
+	AlsoRuns: &AlsoRuns{Harness: "claude", ProjectOnly: true,
+		Why: "Copilot CLI also runs the hooks in the project's .claude/settings.json and settings.local.json"},
+	PowerShell: true,
 	Probe: func(_, command, cwd string) []byte {
 		args := compact(map[string]any{"command": command, "description": "ctxguard doctor self-test"})
 		return compact(map[string]any{"sessionId": "ctxguard-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": string(args)})
+	},
+	Refusal: func(answer []byte) (string, error) {
+		return refusal(answer, func(o *copilotOutput) string { return o.PermissionDecisionReason })
 	},
 	Note: "Copilot CLI runs repository hooks in -p mode only in a trusted folder (or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).",
 }

@@ -170,6 +170,15 @@ var cursorSetup = Setup{
 		}
 		return out
 	},
+	// Enterprise hooks (https://cursor.com/docs/agent/hooks, "Configuration").
+	Others: func(_ string, env func(string) (string, bool), goos string) []File {
+		return []File{{Path: systemDir(goos, env, "cursor", "Cursor", "Cursor") + "/hooks.json", What: "Cursor's enterprise hooks"}}
+	},
+	AlsoRuns: &AlsoRuns{Harness: "claude",
+		Why: "Cursor, with third-party hooks on, also runs the hooks in .claude/settings*.json and ~/.claude/settings.json"},
+	Refusal: func(answer []byte) (string, error) {
+		return refusal(answer, func(o *cursorOutput) string { return o.AgentMessage })
+	},
 	Probe: func(event, command, cwd string) []byte {
 		base := map[string]any{
 			"conversation_id": "ctxguard-doctor", "generation_id": "ctxguard-doctor", "model": "default",

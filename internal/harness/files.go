@@ -1,48 +1,94 @@
 package harness
 
-import "fmt"
+import (
+	"path"
+	"path/filepath"
+)
 
-// claudeFileTools are Claude Code's tools that write a file, and the tool_input fields that name
-// it (https://code.claude.com/docs/en/hooks, "PreToolUse input"). ctxguard reads them for one
-// purpose: an agent must not rewrite ctxguard's own policy or hooks, which would switch the guard
-// off. Every other tool that is not a shell stays unread, and the hook stays silent on it.
-//
-// Copilot CLI's file-editing tools are not listed: its hook reference names only the shell
-// tools' arguments, so there is nothing documented to read. TODO(v1): add them once documented.
-var claudeFileTools = map[string][]string{
-	"Write":        {"file_path"},
-	"Edit":         {"file_path"},
-	"MultiEdit":    {"file_path"},
-	"NotebookEdit": {"notebook_path", "file_path"},
+// File is a file or folder through which a harness runs hooks, or could be told to run none:
+// the ones `ctxguard install` writes, the others the harness reads hooks from, and its managed
+// (system-wide) settings. An agent that could write one could switch ctxguard off, so the guard
+// protects every one of them ([Files]); `doctor` reads the ones that hold hooks in the layout
+// install writes ([Setup.HookFiles]).
+type File struct {
+	// Path uses forward slashes. A project file's is relative to a project root and found by
+	// name wherever it is (its last element may be a pattern: "settings*.json"); the others'
+	// are absolute.
+	Path    string
+	Project bool
+	// Dir is set for a folder whose every file the harness reads (Copilot CLI's hooks folders,
+	// a managed-settings folder); everything inside it counts.
+	Dir bool
+	// What names it in messages: "Gemini CLI's settings".
+	What string
 }
 
-// withFilePaths fills req.Paths for a file-writing tool. A file tool whose path cannot be read is
-// an error, which the hook answers with a deny: a hook that cannot tell which file is written
-// must not wave the write through.
-func withFilePaths(req *Request, top object, tools map[string][]string) (*Request, error) {
-	fields, ok := tools[req.Tool]
-	if !ok || req.Shell != "" {
-		return req, nil
+// Files lists the files and folders of every harness, as they are for this home directory
+// ("" = none), environment and system (runtime.GOOS values).
+func Files(home string, env func(string) (string, bool), goos string) []File {
+	var out []File
+	for _, s := range setups {
+		out = append(out, s.files(home, env, goos)...)
 	}
-	raw, _ := top.get("tool_input")
-	if raw == nil || isNull(raw) {
-		return nil, fmt.Errorf("missing tool_input for %s", req.Tool)
-	}
-	obj, err := argsObject(raw, "tool_input")
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fields {
-		p, present, err := obj.str(f)
-		if err != nil {
-			return nil, fmt.Errorf("tool_input: %w", err)
-		}
-		if present && p != "" {
-			req.Paths = append(req.Paths, p)
+	return out
+}
+
+func (s *Setup) files(home string, env func(string) (string, bool), goos string) []File {
+	settings, folder := s.Title+"'s settings", s.Title+"'s hooks folder"
+	var out []File
+	if home != "" {
+		u := s.UserFile(home, env)
+		out = append(out, File{Path: u, What: settings})
+		if s.Glob {
+			out = append(out, File{Path: path.Dir(u), Dir: true, What: folder})
 		}
 	}
-	if len(req.Paths) == 0 {
-		return nil, fmt.Errorf("tool_input of %s names no file (%v)", req.Tool, fields)
+	out = append(out, File{Path: s.ProjectFile, Project: true, What: settings})
+	if s.Glob {
+		out = append(out, File{Path: path.Dir(s.ProjectFile), Project: true, Dir: true, What: folder})
 	}
-	return req, nil
+	for _, a := range s.Also {
+		out = append(out, File{Path: a, Project: true, What: settings})
+	}
+	if s.Others != nil {
+		out = append(out, s.Others(home, env, goos)...)
+	}
+	return out
+}
+
+// HookFiles are the files doctor reads this harness's hooks from, with the system's separators:
+// the user file (when there is a home), the project file under root and the other project files
+// in the same layout. A harness with Glob reads every *.json file in those files' folders too.
+func (s *Setup) HookFiles(home string, env func(string) (string, bool), root string) []string {
+	var files []string
+	if home != "" {
+		files = append(files, filepath.FromSlash(s.UserFile(home, env)))
+	}
+	files = append(files, filepath.Join(root, filepath.FromSlash(s.ProjectFile)))
+	for _, f := range s.Also {
+		files = append(files, filepath.Join(root, filepath.FromSlash(f)))
+	}
+	return files
+}
+
+// systemDir is the folder of machine-wide settings for a product on each system: unix (/etc),
+// macOS (/Library/Application Support) and Windows (%ProgramData%) names, which products spell
+// differently.
+func systemDir(goos string, env func(string) (string, bool), unix, mac, windows string) string {
+	switch goos {
+	case "windows":
+		return fromEnv(env, "ProgramData", "C:/ProgramData") + "/" + windows
+	case "darwin":
+		return "/Library/Application Support/" + mac
+	}
+	return "/etc/" + unix
+}
+
+// fromEnv is the value of variable as a path with forward slashes, or def when it is unset or
+// empty.
+func fromEnv(env func(string) (string, bool), variable, def string) string {
+	if v, ok := env(variable); ok && v != "" {
+		return filepath.ToSlash(v)
+	}
+	return def
 }

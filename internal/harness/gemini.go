@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -135,12 +136,24 @@ var geminiSetup = Setup{
 			}},
 		})}}
 	},
+	// The system settings override every other file, and the system defaults sit under them;
+	// environment variables move both (google-gemini/gemini-cli docs/get-started/configuration.md).
+	Others: func(_ string, env func(string) (string, bool), goos string) []File {
+		dir := systemDir(goos, env, "gemini-cli", "GeminiCli", "gemini-cli")
+		return []File{
+			{Path: fromEnv(env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH", dir+"/settings.json"), What: "Gemini CLI's system settings"},
+			{Path: fromEnv(env, "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", dir+"/system-defaults.json"), What: "Gemini CLI's system defaults"},
+		}
+	},
 	Probe: func(_, command, cwd string) []byte {
 		return compact(map[string]any{
 			"session_id": "ctxguard-doctor", "transcript_path": "", "cwd": cwd, "hook_event_name": "BeforeTool",
 			"timestamp": probeTime, "tool_name": "run_shell_command",
 			"tool_input": map[string]any{"command": command, "description": "ctxguard doctor self-test"},
 		})
+	},
+	Refusal: func(answer []byte) (string, error) {
+		return refusal(answer, func(o *geminiOutput) string { return cmp.Or(o.Reason, o.SystemMessage) })
 	},
 	Note: "Gemini CLI fingerprints project hooks: it asks you to trust the entry the first time it sees it.",
 }

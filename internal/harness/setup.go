@@ -1,13 +1,15 @@
 package harness
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 )
 
 // Setup is how ctxguard is wired into one harness: the files the harness reads hooks from, and
 // the hook entries that make it run ctxguard. `ctxguard install` writes the entries, `uninstall`
-// takes them out and `doctor` looks for them. The facts come from research/harness-protocols.md.
+// takes them out, `doctor` looks for them and runs them, and the guard protects the files. Each
+// harness's file cites the harness's documentation for its facts.
 type Setup struct {
 	Harness string // the adapter's name, as in `ctxguard install NAME`
 	Title   string // the product's name, for messages
@@ -15,9 +17,21 @@ type Setup struct {
 	// project root. Both use forward slashes.
 	UserFile    func(home string, env func(string) (string, bool)) string
 	ProjectFile string
-	// Also are more files the harness reads hooks from, relative to the project root ("" =
-	// none); doctor looks at them, install never writes them.
+	// Also are more project files the harness reads hooks from in the same layout, relative to
+	// the project root; doctor looks at them, install never writes them.
 	Also []string
+	// Others are the harness's other files through which it runs hooks or could be told to run
+	// none (settings in another layout or format, managed settings); install and doctor leave
+	// them alone, and the guard keeps agents from writing them ([Files]).
+	Others func(home string, env func(string) (string, bool), goos string) []File
+	// AlsoRuns is another harness whose hook files this one runs too, for doctor's warning that
+	// ctxguard would run twice for one command.
+	AlsoRuns *AlsoRuns
+	// PowerShell is set when, on Windows, the harness gives a hook's line to PowerShell rather
+	// than to cmd.
+	PowerShell bool
+	// Plugin is ctxguard's plugin for the harness, where there is one.
+	Plugin *Plugin
 	// Glob is set when the harness reads every *.json file in the folder of the user and project
 	// files (Copilot CLI), not only the one ctxguard writes.
 	Glob bool
@@ -35,8 +49,32 @@ type Setup struct {
 	// Probe returns a payload for a harmless command as the harness sends it to a hook on
 	// event, for doctor's self-test.
 	Probe func(event, command, cwd string) []byte
+	// Refusal reads a hook's answer (its stdout, not empty) as the harness would, and returns
+	// the reason it gives; an error when it is not an answer the harness reads.
+	Refusal func(answer []byte) (string, error)
 	// Note is printed after an install: what the user must still do in the harness.
 	Note string
+}
+
+// AlsoRuns is a harness whose hook files another one runs too.
+type AlsoRuns struct {
+	Harness string
+	// ProjectOnly is set when only the project's files are run, not the user's.
+	ProjectOnly bool
+	// Why says so, for doctor's warning.
+	Why string
+}
+
+// Plugin is ctxguard's plugin for a harness: how the harness's settings enable it, and the hooks
+// it runs.
+type Plugin struct {
+	// Enabled is the settings key that lists enabled plugins as {"NAME@MARKETPLACE": true}.
+	Enabled string
+	// Name is the plugin's name, before the @.
+	Name string
+	// Hooks is the plugin's hooks file (the repository's .claude-plugin/hooks.json; a test keeps
+	// the two equal).
+	Hooks []byte
 }
 
 // Options change what Entries returns.
@@ -76,10 +114,7 @@ const timeout = 30
 // homeDir is ${VAR:-~/dir}: a harness's folder in the home directory, which an environment
 // variable may move.
 func homeDir(home string, env func(string) (string, bool), variable, dir string) string {
-	if v, ok := env(variable); ok && v != "" {
-		return filepath.ToSlash(v)
-	}
-	return filepath.ToSlash(filepath.Join(home, dir))
+	return fromEnv(env, variable, filepath.ToSlash(filepath.Join(home, dir)))
 }
 
 // shellLine is a command line that runs the binary at self with args, for a harness that hands
@@ -136,4 +171,17 @@ type commandHook struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
 	Timeout int      `json:"timeout,omitempty"`
+}
+
+// refusal reads a harness's answer into its wire struct T and returns the reason it gives, or
+// the answer itself when it gives none.
+func refusal[T any](answer []byte, reason func(*T) string) (string, error) {
+	var out T
+	if err := json.Unmarshal(answer, &out); err != nil {
+		return "", err
+	}
+	if r := reason(&out); r != "" {
+		return r, nil
+	}
+	return string(answer), nil
 }

@@ -2,8 +2,11 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // TestProbes checks that every harness's self-test payload, for each event its entries use, is
@@ -99,5 +102,54 @@ func TestUserFiles(t *testing.T) {
 		if got := s.UserFile("/h", tt.env); got != tt.want {
 			t.Errorf("%s UserFile = %s, want %s", tt.harness, got, tt.want)
 		}
+	}
+}
+
+// TestRefusal checks that doctor reads each harness's refusal as that harness would: the reason
+// of a deny its adapter writes for the self-test's probe, for every event its entries use.
+func TestRefusal(t *testing.T) {
+	for _, s := range Setups() {
+		h, _ := Lookup(s.Harness)
+		for _, e := range s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true}) {
+			req, err := h.Decode(s.Probe(e.Event, "echo hi", "/w"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictDeny, Reason: "[ctxguard/x] no"}); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.Refusal([]byte(out.String())); err != nil || got != "[ctxguard/x] no" {
+				t.Errorf("%s/%s: Refusal(%s) = %q, %v", s.Harness, e.Event, out.String(), got, err)
+			}
+		}
+		if _, err := s.Refusal([]byte("not json")); err == nil {
+			t.Errorf("%s: Refusal accepted text that is not an answer", s.Harness)
+		}
+	}
+}
+
+// TestFiles checks the per-system files: every harness lists its install targets, and the
+// machine-wide ones follow the system.
+func TestFiles(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		var paths []string
+		for _, f := range Files("/h", none, goos) {
+			paths = append(paths, f.Path)
+		}
+		all := strings.Join(paths, "\n")
+		for _, s := range Setups() {
+			if !strings.Contains(all, s.UserFile("/h", none)) || !strings.Contains(all, s.ProjectFile) {
+				t.Errorf("%s: %s's install targets are not listed:\n%s", goos, s.Harness, all)
+			}
+		}
+		want := map[string]string{"linux": "/etc/gemini-cli/settings.json", "darwin": "/Library/Application Support/GeminiCli/settings.json", "windows": "C:/ProgramData/gemini-cli/settings.json"}[goos]
+		if !strings.Contains(all, want) {
+			t.Errorf("%s: %s is not listed:\n%s", goos, want, all)
+		}
+	}
+	if got := Files("", none, "linux"); strings.Contains(fmt.Sprint(got), "/h/") {
+		t.Errorf("without a home, user files are listed: %v", got)
 	}
 }

@@ -3,11 +3,14 @@ package policy
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -19,6 +22,11 @@ import (
 type Self struct {
 	goos    string
 	entries []selfEntry
+	// byName are the harnesses' project files, recognised by name wherever they are.
+	byName []harness.File
+	// mentions are the folder names that a harness's files are in (".gemini", ".github/hooks"),
+	// lower case, for Mentions.
+	mentions []string
 }
 
 type selfEntry struct {
@@ -28,10 +36,11 @@ type selfEntry struct {
 	what string
 }
 
-// Protected returns the protected files for o: the same locations Load looks at, and the hook
-// files of the harnesses ctxguard installs into, as they are for o.Cwd and o.Home. Files that do
-// not exist are protected too (creating one can change the policy), except the per-directory
-// ones on the way up from o.Cwd, which are protected by name wherever they are.
+// Protected returns the protected files for o: the same locations Load looks at, and every file
+// through which a harness runs hooks ([harness.Files]), as they are for o.Cwd, o.Home and o.OS.
+// Files that do not exist are protected too (creating one can change the policy or add a hook);
+// the per-directory ones (a project policy, a project's harness settings) are protected by name
+// wherever they are.
 func Protected(o Options) *Self {
 	if o.Env == nil {
 		o.Env = func(string) (string, bool) { return "", false }
@@ -60,30 +69,27 @@ func Protected(o Options) *Self {
 		p := filepath.Join(o.Cwd, v, "ctxguard", "providers")
 		add(p, true, "self.policy-write", "ctxguard's providers folder "+p)
 	}
-	if o.Home != "" {
-		claude := filepath.Join(o.Home, ".claude")
-		if v, ok := o.Env("CLAUDE_CONFIG_DIR"); ok && filepath.IsAbs(v) {
-			claude = v
+	for _, f := range harness.Files(o.Home, o.Env, o.OS) {
+		if f.Project {
+			s.byName = append(s.byName, f)
+			continue
 		}
-		for _, f := range []string{"settings.json", "settings.local.json"} {
-			add(filepath.Join(claude, f), false, "self.hook-write", "Claude Code's settings "+filepath.Join(claude, f)+", which run ctxguard")
-		}
-		copilot := filepath.Join(o.Home, ".copilot")
-		if v, ok := o.Env("COPILOT_HOME"); ok && filepath.IsAbs(v) {
-			copilot = v
-		}
-		add(filepath.Join(copilot, "hooks"), true, "self.hook-write", "Copilot CLI's hooks folder "+filepath.Join(copilot, "hooks")+", which runs ctxguard")
-		add(filepath.Join(copilot, "settings.json"), false, "self.hook-write", "Copilot CLI's settings "+filepath.Join(copilot, "settings.json")+", which may run ctxguard")
+		p := filepath.FromSlash(f.Path)
+		add(p, f.Dir, "self.hook-write", f.What+" "+p+", which can run ctxguard")
 	}
+	s.mentions = mentions(o.OS)
 	// The per-directory files on the way up exist or not; those that exist are listed so that
 	// removing or moving a directory that holds one is seen (rm -r .claude, mv repo elsewhere).
 	if filepath.IsAbs(o.Cwd) {
 		for dir := filepath.Clean(o.Cwd); ; {
-			for _, f := range []string{ProjectFile, ".claude/settings.json", ".claude/settings.local.json", ".github/hooks"} {
-				p := filepath.Join(dir, filepath.FromSlash(f))
+			for _, f := range append([]harness.File{{Path: ProjectFile}}, s.byName...) {
+				if strings.ContainsAny(f.Path, "*?[") {
+					continue // a pattern: protected by name
+				}
+				p := filepath.Join(dir, filepath.FromSlash(f.Path))
 				if _, err := os.Lstat(p); err == nil {
-					if rule, what, ok := s.byName(p); ok {
-						add(p, f == ".github/hooks", rule, what)
+					if rule, what, ok := s.named(p); ok {
+						add(p, f.Dir, rule, what)
 					}
 				}
 			}
@@ -123,7 +129,7 @@ func (s *Self) Match(path string, tree bool, into []string) (rules.Protection, b
 }
 
 func (s *Self) match(p string, tree bool) (rules.Protection, bool) {
-	if rule, what, ok := s.byName(p); ok {
+	if rule, what, ok := s.named(p); ok {
 		return rules.Protection{Rule: rule, What: what}, true
 	}
 	for _, e := range s.entries {
@@ -137,38 +143,56 @@ func (s *Self) match(p string, tree bool) (rules.Protection, bool) {
 	return rules.Protection{}, false
 }
 
-// byName recognises the per-directory files wherever they are: a project policy, Claude Code's
-// project settings, Copilot CLI's repository hooks and settings.
-func (s *Self) byName(p string) (rule, what string, ok bool) {
-	base := filepath.Base(p)
-	parent := filepath.Base(filepath.Dir(p))
-	eq := func(a, b string) bool { return a == b || s.fold() && strings.EqualFold(a, b) }
-	switch {
-	case eq(base, ProjectFile):
+// named recognises the per-directory files wherever they are: a project policy, and the
+// harnesses' project files (for a folder, anything inside it).
+func (s *Self) named(p string) (rule, what string, ok bool) {
+	if s.same(filepath.Base(p), ProjectFile) {
 		return "self.policy-write", "a ctxguard project policy (" + p + ")", true
-	case eq(parent, ".claude") && s.glob("settings*.json", base):
-		return "self.hook-write", "Claude Code's settings " + p + ", which run ctxguard", true
-	case eq(parent, "copilot") && eq(filepath.Base(filepath.Dir(filepath.Dir(p))), ".github") && s.glob("settings*.json", base):
-		return "self.hook-write", "Copilot CLI's repository settings " + p + ", which may run ctxguard", true
 	}
-	for d := p; ; {
-		up := filepath.Dir(d)
-		if eq(filepath.Base(d), "hooks") && eq(filepath.Base(up), ".github") {
-			return "self.hook-write", "Copilot CLI's repository hooks " + d + ", which run ctxguard", true
+	for _, f := range s.byName {
+		if m, ok := s.endsIn(p, f); ok {
+			return "self.hook-write", f.What + " " + m + ", which can run ctxguard", true
 		}
-		if up == d {
-			break
+	}
+	return "", "", false
+}
+
+// endsIn reports whether p's last elements are f's (its last may be a pattern), or for a folder,
+// whether p is inside one; it returns the file or folder matched.
+func (s *Self) endsIn(p string, f harness.File) (string, bool) {
+	elems := strings.Split(f.Path, "/")
+	for d := p; ; {
+		if s.tail(d, elems) {
+			return d, true
+		}
+		up := filepath.Dir(d)
+		if !f.Dir || up == d {
+			return "", false
 		}
 		d = up
 	}
-	return "", "", false
+}
+
+// tail reports whether p ends in elems.
+func (s *Self) tail(p string, elems []string) bool {
+	for i := len(elems) - 1; i >= 0; i-- {
+		up := filepath.Dir(p)
+		if up == p || !s.glob(elems[i], filepath.Base(p)) {
+			return false
+		}
+		p = up
+	}
+	return true
 }
 
 // Mentions reports whether a path's text, which cannot be resolved statically, names something
 // that may be protected.
 func (s *Self) Mentions(text string) bool {
 	t := strings.ToLower(strings.ReplaceAll(text, `\`, "/"))
-	for _, w := range []string{"ctxguard", ".claude", ".copilot", ".github/hooks", ".github/copilot"} {
+	if strings.Contains(t, "ctxguard") {
+		return true
+	}
+	for _, w := range s.mentions {
 		if strings.Contains(t, w) {
 			return true
 		}
@@ -194,6 +218,31 @@ func (s *Self) glob(pat, name string) bool {
 	}
 	ok, _ := filepath.Match(pat, name)
 	return ok
+}
+
+// mentions lists the folders the harnesses' files are in: a project file's folder, and the first
+// folder under the home of a user file there. The defaults are listed (with no environment), so
+// that "$HOME/.codex/hooks.json" counts wherever CODEX_HOME points.
+func mentions(goos string) []string {
+	var out []string
+	add := func(w string) {
+		if w = strings.ToLower(w); w != "." && w != "" && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	const h = "/home"
+	for _, f := range harness.Files(h, func(string) (string, bool) { return "", false }, goos) {
+		switch {
+		case f.Project && f.Dir:
+			add(f.Path)
+		case f.Project:
+			add(path.Dir(f.Path))
+		case strings.HasPrefix(f.Path, h+"/"):
+			first, _, _ := strings.Cut(strings.TrimPrefix(f.Path, h+"/"), "/")
+			add(first)
+		}
+	}
+	return out
 }
 
 // resolve resolves the symlinks of the longest existing prefix of p and appends the rest.

@@ -3,9 +3,11 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/harness"
 )
 
 func TestProtected(t *testing.T) {
@@ -88,5 +90,60 @@ func TestParseWriters(t *testing.T) {
 	}
 	if _, err := ParseWriters([]byte("writers:\n  - {command: x, operands: some}\n"), "bad.yaml"); err == nil {
 		t.Error("an unknown operands value was accepted")
+	}
+}
+
+// TestProtectedHookFiles goes over every harness's files (internal/harness is their one home):
+// each file `ctxguard install` writes, in both scopes and with the environment variables that
+// move them, and each other file or folder the harness runs hooks from, is protected.
+func TestProtectedHookFiles(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	repo := filepath.Join(root, "src", "repo")
+	moved := map[string]string{
+		"CLAUDE_CONFIG_DIR": filepath.Join(root, "claude"), "COPILOT_HOME": filepath.Join(root, "copilot"),
+		"CODEX_HOME": filepath.Join(root, "codex"), "GEMINI_CLI_SYSTEM_SETTINGS_PATH": filepath.Join(root, "gemini", "system.json"),
+	}
+	for _, vars := range []map[string]string{nil, moved} {
+		env := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Home: home, Env: env, OS: "linux"})
+		protected := func(p string) {
+			t.Helper()
+			if pr, ok := s.Match(p, false, nil); !ok || pr.Rule != "self.hook-write" {
+				t.Errorf("env %v: writing %s is not denied as a hook file (%q)", vars, p, pr.Rule)
+			}
+		}
+		for _, set := range harness.Setups() {
+			protected(filepath.FromSlash(set.UserFile(home, env)))
+			protected(filepath.Join(repo, filepath.FromSlash(set.ProjectFile)))
+		}
+		files := harness.Files(home, env, "linux")
+		if len(files) < 2*len(harness.Setups()) {
+			t.Fatalf("harness.Files lists %d files", len(files))
+		}
+		for _, f := range files {
+			p := filepath.FromSlash(strings.ReplaceAll(f.Path, "*", "x"))
+			if f.Project {
+				p = filepath.Join(root, "elsewhere", p)
+			}
+			if f.Dir {
+				p = filepath.Join(p, "some.json")
+			}
+			protected(p)
+		}
+	}
+	s := Protected(Options{Cwd: repo, Home: home, OS: "linux"})
+	for text, want := range map[string]bool{
+		"$HOME/.gemini/settings.json": true, "${CODEX_HOME:-~/.codex}/hooks.json": true, "$DIR/.cursor/hooks.json": true,
+		"$OUT/settings.json": false,
+	} {
+		if s.Mentions(text) != want {
+			t.Errorf("Mentions(%q) = %v", text, !want)
+		}
+	}
+	for _, p := range []string{filepath.Join(repo, ".gemini", "notes.txt"), filepath.Join(home, ".codex", "sessions", "x.json")} {
+		if pr, ok := s.Match(p, false, nil); ok {
+			t.Errorf("Match(%s) = %v, want no protection", p, pr)
+		}
 	}
 }
