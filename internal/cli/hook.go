@@ -76,12 +76,14 @@ func (c *ctx) hook(args []string) int {
 	if len(data) > maxPayload {
 		return c.answer(h, nil, harness.Answer{Verdict: rules.VerdictDeny, Reason: fmt.Sprintf("[ctxguard/hook.payload-too-large] the hook payload is larger than %d MiB, too large to check — split the command", maxPayload>>20)})
 	}
-	if h == nil {
-		if h, err = harness.Detect(data); err != nil {
-			return c.block(fmt.Errorf("read hook payload: %w", err))
-		}
+	// The payload is parsed once: by the named harness's adapter, or by Detect, which decodes it
+	// for the harness its shape names.
+	var req *harness.Request
+	if h != nil {
+		req, err = harness.Decode(h, data)
+	} else if h, req, err = harness.Detect(data); h == nil {
+		return c.block(fmt.Errorf("read hook payload: %w", err))
 	}
-	req, err := h.Decode(data)
 	if err != nil {
 		return c.answer(h, req, harness.Answer{Verdict: rules.VerdictDeny, Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v", err)})
 	}
@@ -96,12 +98,9 @@ func (c *ctx) hook(args []string) int {
 		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
 		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
 	}
-	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason}
+	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason, RewriteAs: o.RewriteMode}
 	if o.Rewritten {
 		a.Command = o.Command
-	}
-	if o.RewriteMode != rules.Unset {
-		a.RewriteAs = o.RewriteMode.String()
 	}
 	return c.answer(h, req, a)
 }

@@ -32,11 +32,7 @@ var claudeAllowModes = map[string]bool{
 
 func (claude) Name() string { return "claude" }
 
-func (claude) Decode(data []byte) (*Request, error) {
-	top, err := parseObject(data)
-	if err != nil {
-		return nil, fmt.Errorf("read claude payload: %w", err)
-	}
+func (claude) decode(top object) (*Request, error) {
 	req, err := decodeSnakeCase(top, "claude", claudeShells)
 	if err == nil {
 		req, err = withFilePaths(req, top, claudeFileTools)

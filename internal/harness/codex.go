@@ -19,11 +19,7 @@ var codexLimits = limits{rewrite: true, ask: false}
 
 func (codex) Name() string { return "codex" }
 
-func (codex) Decode(data []byte) (*Request, error) {
-	top, err := parseObject(data)
-	if err != nil {
-		return nil, fmt.Errorf("read codex payload: %w", err)
-	}
+func (codex) decode(top object) (*Request, error) {
 	req, err := decodeSnakeCase(top, "codex", codexShells)
 	if err != nil {
 		return nil, fmt.Errorf("read codex payload: %w", err)

@@ -28,24 +28,20 @@ var copilotShells = map[string]string{
 
 func (copilot) Name() string { return "copilot" }
 
-func (copilot) Decode(data []byte) (*Request, error) {
-	req, err := decodeCopilot(data)
+func (copilot) decode(top object) (*Request, error) {
+	req, err := decodeCopilot(top)
 	if err != nil {
 		return nil, fmt.Errorf("read copilot payload: %w", err)
 	}
 	return req, nil
 }
 
-func decodeCopilot(data []byte) (*Request, error) {
-	top, err := parseObject(data)
-	if err != nil {
-		return nil, err
-	}
+func decodeCopilot(top object) (*Request, error) {
 	if !top.has("toolName") && !top.has("toolArgs") && (top.has("tool_name") || top.has("tool_input")) {
 		return decodeSnakeCase(top, "copilot", copilotShells)
 	}
 	req := &Request{Request: rules.Request{Harness: "copilot"}}
-	err = top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"cwd", &req.Cwd})
+	err := top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"cwd", &req.Cwd})
 	if err != nil {
 		return nil, err
 	}

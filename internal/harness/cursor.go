@@ -33,19 +33,15 @@ var cursorShells = map[string]string{"Shell": "bash"}
 
 func (cursor) Name() string { return "cursor" }
 
-func (cursor) Decode(data []byte) (*Request, error) {
-	req, err := decodeCursor(data)
+func (cursor) decode(top object) (*Request, error) {
+	req, err := decodeCursor(top)
 	if err != nil {
 		return nil, fmt.Errorf("read cursor payload: %w", err)
 	}
 	return req, nil
 }
 
-func decodeCursor(data []byte) (*Request, error) {
-	top, err := parseObject(data)
-	if err != nil {
-		return nil, err
-	}
+func decodeCursor(top object) (*Request, error) {
 	event, _, err := top.str("hook_event_name")
 	if err != nil {
 		return nil, err

@@ -22,19 +22,15 @@ var geminiShells = map[string]string{"run_shell_command": "bash"}
 
 func (gemini) Name() string { return "gemini" }
 
-func (gemini) Decode(data []byte) (*Request, error) {
-	req, err := decodeGemini(data)
+func (gemini) decode(top object) (*Request, error) {
+	req, err := decodeGemini(top)
 	if err != nil {
 		return nil, fmt.Errorf("read gemini payload: %w", err)
 	}
 	return req, nil
 }
 
-func decodeGemini(data []byte) (*Request, error) {
-	top, err := parseObject(data)
-	if err != nil {
-		return nil, err
-	}
+func decodeGemini(top object) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "BeforeTool" {
@@ -48,7 +44,8 @@ func decodeGemini(data []byte) (*Request, error) {
 		return nil, errors.New("missing tool_name")
 	}
 	input, _ := top.get("tool_input")
-	if req, err = withShellArgs(req, geminiShells, input, "tool_input"); err != nil || req.Shell == "" {
+	req, err := withShellArgs(req, geminiShells, input, "tool_input")
+	if err != nil || req.Shell == "" {
 		return req, err
 	}
 	// run_shell_command runs in dir_path when it is given: a directory of the workspace, absolute

@@ -32,19 +32,17 @@ type Answer struct {
 	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
 	// the human approves is the bound command ("" = unchanged).
 	Command string
-	// RewriteAs is the policy's override for how a rewrite is answered: "" lets the harness
-	// decide, "ask" always shows the bound command to the user, "allow" never does.
-	RewriteAs string
+	// RewriteAs is the policy's override for how a rewrite is answered: Unset lets the harness
+	// decide, Ask always shows the bound command to the user, Allow never does.
+	RewriteAs rules.Setting
 }
 
 // Harness is one agent harness's hook protocol.
 type Harness interface {
 	// Name is the name used on the command line (--harness) and in Request.Harness.
 	Name() string
-	// Decode reads one hook payload. It fails on a payload that is not JSON, has the wrong shape,
-	// or is a shell tool call without a command; for a tool that is not a shell it returns a
-	// Request with Shell "".
-	Decode(data []byte) (*Request, error)
+	// decode reads one hook payload, already parsed (see [Decode]).
+	decode(top object) (*Request, error)
 	// Encode writes the harness's answer: nothing at all for allow, otherwise exactly one JSON
 	// object followed by a newline. req is the request being answered; a rewrite (or an ask that
 	// carries a command) needs it to echo the original tool arguments.
@@ -71,7 +69,21 @@ func Names() []string {
 	return names
 }
 
-// Detect picks the harness from the payload's shape, for a hook configured without --harness.
+// Decode reads one hook payload for h. It fails on a payload that is not JSON, has the wrong
+// shape, or is a shell tool call without a command; for a tool that is not a shell it returns a
+// Request with Shell "".
+func Decode(h Harness, data []byte) (*Request, error) {
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
+	}
+	return h.decode(top)
+}
+
+// Detect reads one hook payload for a hook configured without --harness, parsing it once: it
+// picks the harness from the payload's shape and decodes the payload for it, as [Decode] does.
+// The harness is nil when the payload says none (then ctxguard cannot answer in any protocol);
+// with a harness, err is a payload that harness cannot use.
 //
 //   - Copilot CLI's native payload has toolName and toolArgs.
 //   - Gemini CLI's event is BeforeTool; Cursor's are beforeShellExecution and preToolUse (lower
@@ -85,11 +97,21 @@ func Names() []string {
 //     Claude Code always sends (permission_mode, transcript_path, tool_use_id). It goes to the
 //     copilot adapter, because the answer must be in the format of the harness that reads it, and
 //     Copilot documents only its own top-level permissionDecision.
-func Detect(data []byte) (Harness, error) {
+func Detect(data []byte) (Harness, *Request, error) {
 	top, err := parseObject(data)
 	if err != nil {
-		return nil, fmt.Errorf("detect harness: %w", err)
+		return nil, nil, fmt.Errorf("detect harness: %w", err)
 	}
+	h, err := detect(top)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := h.decode(top)
+	return h, req, err
+}
+
+// detect picks the harness from the payload's shape (see [Detect]).
+func detect(top object) (Harness, error) {
 	event, _, _ := top.str("hook_event_name")
 	switch {
 	case top.has("toolArgs") || top.has("toolName"):
@@ -129,7 +151,7 @@ type decision struct {
 func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
 	d := decision{reason: a.Reason}
 	switch a.RewriteAs {
-	case "", "ask", "allow":
+	case rules.Unset, rules.Ask, rules.Allow:
 	default:
 		return d, fmt.Errorf("unknown rewrite answer %q: want ask or allow", a.RewriteAs)
 	}
@@ -150,7 +172,7 @@ func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
 		if a.Command == "" {
 			return d, errors.New("rewrite without a command")
 		}
-		d.permission = cmp.Or(a.RewriteAs, rewriteDefault)
+		d.permission = cmp.Or(a.RewriteAs.String(), rewriteDefault)
 	default:
 		return d, fmt.Errorf("unknown verdict %v", a.Verdict)
 	}

@@ -68,7 +68,7 @@ func TestDecode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			got, err := h.Decode([]byte(tt.payload))
+			got, err := Decode(h, []byte(tt.payload))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -120,7 +120,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			req, err := h.Decode([]byte(tt.payload))
+			req, err := Decode(h, []byte(tt.payload))
 			if err == nil {
 				t.Fatalf("Decode = %+v, want an error containing %q", req, tt.want)
 			}
@@ -165,7 +165,7 @@ func TestEncode(t *testing.T) {
 		},
 		{
 			"claude rewrite sample (policy says allow)", "claude", claudeSample,
-			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: "allow"},
+			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: rules.Allow},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"ctxguard pinned --subscription dev-sub","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
@@ -205,7 +205,7 @@ func TestEncode(t *testing.T) {
 			`{"permissionDecision":"allow","permissionDecisionReason":"bound","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: "ask"},
+			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: rules.Ask},
 			`{"permissionDecision":"ask","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
@@ -226,7 +226,7 @@ func TestEncode(t *testing.T) {
 			`{"systemMessage":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: "ask"},
+			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.Ask},
 			`{"decision":"ask","reason":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
@@ -272,7 +272,7 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves, as: az group list --subscription dev-sub"}}`,
 		},
 		{
-			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: "ask"},
+			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.Ask},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}}`,
 		},
 		{
@@ -285,7 +285,7 @@ func TestEncode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			req, err := h.Decode([]byte(tt.payload))
+			req, err := Decode(h, []byte(tt.payload))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -312,27 +312,29 @@ func TestEncode(t *testing.T) {
 // and the policy's RewriteAs over both.
 func TestClaudeRewriteModes(t *testing.T) {
 	tests := []struct {
-		mode, rewriteAs, want string
+		mode      string
+		rewriteAs rules.Setting
+		want      string
 	}{
-		{"default", "", "ask"},
-		{"plan", "", "ask"},
-		{"acceptEdits", "", "ask"},
-		{"", "", "ask"},
-		{"someFutureMode", "", "ask"},
-		{"auto", "", "allow"},
-		{"dontAsk", "", "allow"},
-		{"bypassPermissions", "", "allow"},
-		{"default", "allow", "allow"},
-		{"bypassPermissions", "ask", "ask"},
+		{"default", rules.Unset, "ask"},
+		{"plan", rules.Unset, "ask"},
+		{"acceptEdits", rules.Unset, "ask"},
+		{"", rules.Unset, "ask"},
+		{"someFutureMode", rules.Unset, "ask"},
+		{"auto", rules.Unset, "allow"},
+		{"dontAsk", rules.Unset, "allow"},
+		{"bypassPermissions", rules.Unset, "allow"},
+		{"default", rules.Allow, "allow"},
+		{"bypassPermissions", rules.Ask, "ask"},
 	}
 	h, _ := Lookup("claude")
 	for _, tt := range tests {
-		t.Run(tt.mode+"/"+tt.rewriteAs, func(t *testing.T) {
+		t.Run(tt.mode+"/"+tt.rewriteAs.String(), func(t *testing.T) {
 			payload := `{"permission_mode":"` + tt.mode + `","tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
 			if tt.mode == "" {
 				payload = `{"tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
 			}
-			req, err := h.Decode([]byte(payload))
+			req, err := Decode(h, []byte(payload))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -361,7 +363,7 @@ func TestClaudeRewriteModes(t *testing.T) {
 
 func TestEncodeErrors(t *testing.T) {
 	decoded := func(h Harness, payload string) *Request {
-		req, err := h.Decode([]byte(payload))
+		req, err := Decode(h, []byte(payload))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +383,7 @@ func TestEncodeErrors(t *testing.T) {
 			{"rewrite without a command", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite}, "rewrite without a command"},
 			{"rewrite without a request", nil, Answer{Verdict: rules.VerdictRewrite, Command: "ls"}, "needs the decoded request"},
 			{"rewrite of a hand-made request", &Request{Request: rules.Request{Command: "ls"}}, Answer{Verdict: rules.VerdictRewrite, Command: "ls -a"}, "needs the decoded request"},
-			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: "deny"}, `unknown rewrite answer "deny"`},
+			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: rules.Deny}, `unknown rewrite answer "deny"`},
 		}
 		for _, tt := range tests {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
@@ -420,7 +422,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := Detect([]byte(tt.payload))
+			h, _, err := Detect([]byte(tt.payload))
 			if err != nil {
 				t.Fatalf("Detect: %v", err)
 			}
@@ -430,7 +432,7 @@ func TestDetect(t *testing.T) {
 		})
 	}
 	for _, payload := range []string{``, `{`, `[]`, `{}`, `{"tool_name":"Bash","command":"ls"}`} {
-		if h, err := Detect([]byte(payload)); err == nil {
+		if h, _, err := Detect([]byte(payload)); err == nil {
 			t.Errorf("Detect(%q) = %s, want an error", payload, h.Name())
 		} else if !strings.HasPrefix(err.Error(), "detect harness: ") {
 			t.Errorf("Detect(%q) error = %q, want the prefix %q", payload, err, "detect harness: ")

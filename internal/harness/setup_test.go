@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestProbes(t *testing.T) {
 				t.Errorf("%s: entry for %s is not valid JSON: %s", s.Harness, e.Event, e.Value)
 			}
 			payload := s.Probe(e.Event, "echo ctxguard-self-test", "/w")
-			h, err := Detect(payload)
+			h, detected, err := Detect(payload)
 			if err != nil {
 				t.Errorf("%s/%s: Detect: %v", s.Harness, e.Event, err)
 				continue
@@ -29,13 +30,16 @@ func TestProbes(t *testing.T) {
 			if h.Name() != s.Harness {
 				t.Errorf("%s/%s: probe detected as %s", s.Harness, e.Event, h.Name())
 			}
-			req, err := h.Decode(payload)
+			req, err := Decode(h, payload)
 			if err != nil {
 				t.Errorf("%s/%s: Decode: %v", s.Harness, e.Event, err)
 				continue
 			}
 			if req.Command != "echo ctxguard-self-test" || req.Cwd != "/w" || req.Shell == "" {
 				t.Errorf("%s/%s: probe decodes to %+v", s.Harness, e.Event, req)
+			}
+			if !reflect.DeepEqual(detected, req) {
+				t.Errorf("%s/%s: Detect's request %+v differs from Decode's %+v", s.Harness, e.Event, detected, req)
 			}
 		}
 	}
@@ -111,7 +115,7 @@ func TestRefusal(t *testing.T) {
 	for _, s := range Setups() {
 		h, _ := Lookup(s.Harness)
 		for _, e := range s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true}) {
-			req, err := h.Decode(s.Probe(e.Event, "echo hi", "/w"))
+			req, err := Decode(h, s.Probe(e.Event, "echo hi", "/w"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,11 +10,11 @@ import (
 // back a command other than the one sent.
 func TestCopilotArgsNotUnicode(t *testing.T) {
 	payload := "{\"toolName\":\"bash\",\"toolArgs\":\"{\\\"command\\\":\\\"az group \xff list\\\"}\"}"
-	if _, err := (copilot{}).Decode([]byte(payload)); err == nil || !strings.Contains(err.Error(), "not valid unicode") {
+	if _, err := Decode(copilot{}, []byte(payload)); err == nil || !strings.Contains(err.Error(), "not valid unicode") {
 		t.Fatalf("Decode: %v, want a not valid unicode error", err)
 	}
 	ok := "{\"toolName\":\"bash\",\"toolArgs\":\"{\\\"command\\\":\\\"echo \uFFFD\\\"}\"}"
-	req, err := (copilot{}).Decode([]byte(ok))
+	req, err := Decode(copilot{}, []byte(ok))
 	if err != nil || req.Command != "echo \uFFFD" {
 		t.Fatalf("Decode of a U+FFFD sent as such: %+v, %v", req, err)
 	}
