@@ -2,8 +2,8 @@
 // payload into a harness-neutral [Request] and ctxguard's [Answer] back into the exact output that
 // harness expects on stdout.
 //
-// Each harness has its own file, because each has its own wire format and its own traps (see
-// research/harness-protocols.md): Claude Code replaces the whole tool input with updatedInput, so a
+// Each harness has its own file, because each has its own wire format and its own traps (each
+// file cites the harness's hook reference): Claude Code replaces the whole tool input with updatedInput, so a
 // rewrite must echo every original field; Copilot CLI sends its tool arguments as a JSON string
 // and wants exactly one JSON object on stdout. Wire structs stay unexported here, so that no
 // other package depends on a harness's field names.
@@ -25,6 +25,10 @@
 // rewrite, a deny whose reason carries the fixed command; where it cannot ask, a deny that says a
 // human must run the command.
 //
-// Each harness's file also holds its [Setup]: the settings files it reads hooks from and the
-// entry that runs ctxguard, which `ctxguard install`, `uninstall` and `doctor` use.
+// Each harness's file also holds its [Setup], and this package is the one home of those facts:
+// the settings files it reads hooks from, per scope and system and with the environment
+// variables that move them, the entry that runs ctxguard, the files of another harness it runs
+// too, ctxguard's plugin, and how its answer reads. `ctxguard install`, `uninstall` and `doctor`
+// use them, and the guard protects every file they name ([Files]), so that an agent cannot
+// switch ctxguard off by editing one.
 package harness
