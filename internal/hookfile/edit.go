@@ -113,7 +113,7 @@ func (d *Doc) insert(c *Node, render func(base string, multi bool) string) []byt
 		}
 		base := lineIndent(d.src, c.Start)
 		inner := base + d.style.indent
-		if end := d.lastToken(c.Start+1, c.End-1); end > c.Start+1 {
+		if end := d.contentEnd(c.Start+1, c.End-1); end > c.Start+1 {
 			// Only comments inside: the child goes on a line of its own after them.
 			return splice(d.src, end, end, d.style.newline+inner+render(inner, true))
 		}
@@ -157,7 +157,7 @@ func (d *Doc) tail(n *Node) (end int, comma, toEOL bool) {
 		i, comma = j+1, true
 	}
 	c := skipBlank(d.src, i)
-	if e, ok := lineComment(d.src, c); ok {
+	if e := commentEnd(d.src, c); e > c && !bytes.ContainsAny(d.src[c:e], "\r\n") {
 		return e, comma, d.src[c+1] == '/'
 	}
 	return i, comma, false
@@ -169,48 +169,36 @@ func skipExtra(src []byte, i int) int {
 		for i < len(src) && isSpace(src[i]) {
 			i++
 		}
-		rest := src[i:]
-		switch {
-		case bytes.HasPrefix(rest, []byte("//")):
-			j := bytes.IndexByte(rest, '\n')
-			if j < 0 {
-				return len(src)
-			}
-			i += j
-		case bytes.HasPrefix(rest, []byte("/*")):
-			j := bytes.Index(rest[2:], []byte("*/"))
-			if j < 0 {
-				return len(src)
-			}
-			i += 2 + j + 2
-		default:
+		e := commentEnd(src, i)
+		if e == i {
 			return i
 		}
+		i = e
 	}
 }
 
-// lineComment reports where a comment that starts at i ends, when one does and it ends on the
-// line it starts on (a // comment runs to the end of the line, before its line break).
-func lineComment(src []byte, i int) (int, bool) {
+// commentEnd is where the comment that starts at i ends (a // comment, before its line break),
+// or i when none starts there.
+func commentEnd(src []byte, i int) int {
 	rest := src[i:]
 	switch {
 	case bytes.HasPrefix(rest, []byte("//")):
 		if j := bytes.IndexAny(rest, "\r\n"); j >= 0 {
-			return i + j, true
+			return i + j
 		}
-		return len(src), true
+		return len(src)
 	case bytes.HasPrefix(rest, []byte("/*")):
-		j := bytes.Index(rest[2:], []byte("*/"))
-		if j >= 0 && !bytes.ContainsAny(rest[:2+j], "\r\n") {
-			return i + 2 + j + 2, true
+		if j := bytes.Index(rest[2:], []byte("*/")); j >= 0 {
+			return i + 2 + j + 2
 		}
+		return len(src)
 	}
-	return 0, false
+	return i
 }
 
-// lastToken is the end of the last comment between from and to, or from when there is only
-// white space.
-func (d *Doc) lastToken(from, to int) int {
+// contentEnd is the end of the last comment between from and to (in an empty container or
+// around its only child), or from when there is only white space.
+func (d *Doc) contentEnd(from, to int) int {
 	end := from
 	for i := from; i < to; i++ {
 		if isSpace(d.src[i]) {
@@ -244,8 +232,8 @@ func (d *Doc) Delete(n *Node) []byte {
 	end, comma, _ := d.tail(n)
 	switch {
 	case len(p.Children) == 1:
-		before := d.lastToken(p.Start+1, n.memberStart())
-		if before == p.Start+1 && d.lastToken(end, p.End-1) == end {
+		before := d.contentEnd(p.Start+1, n.memberStart())
+		if before == p.Start+1 && d.contentEnd(end, p.End-1) == end {
 			return splice(d.src, p.Start+1, p.End-1, "")
 		}
 		if before == p.Start+1 {
