@@ -1,10 +1,11 @@
 package shell
 
 import (
-	"github.com/ctxguard/ctxguard/internal/corpus"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/corpus"
 
 	"mvdan.cc/sh/v3/syntax"
 

@@ -1,0 +1,166 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/ctxguard/ctxguard/rules"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// stdinScript returns the script a shell would read from stdin, if the line shows it.
+func (w *walker) stdinScript(f frame, cmd *simpleCmd) (*textBuilder, string) {
+	if b, how, ok := w.heredoc(f, cmd.stmt); ok {
+		return b, how
+	}
+	if cmd.pipeIn != nil {
+		if b := w.producer(f, cmd.pipeIn); b != nil {
+			return b, "|"
+		}
+	}
+	return nil, ""
+}
+
+// heredoc returns the text a statement's last stdin redirection provides; ok is set when there
+// is such a redirection (b is nil when it is a file, whose content is unknown).
+func (w *walker) heredoc(f frame, st *syntax.Stmt) (b *textBuilder, how string, ok bool) {
+	if st == nil {
+		return nil, "", false
+	}
+	var last *syntax.Redirect
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			last = r
+		}
+	}
+	if last == nil {
+		return nil, "", false
+	}
+	switch last.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if last.Hdoc == nil {
+			return nil, "", true
+		}
+		b = &textBuilder{w: w}
+		mode := modeHeredoc
+		if last.Word != nil && quotedDelim(last.Word) {
+			mode = modeHeredocQuoted
+		}
+		b.dashTabs = last.Op == syntax.DashHdoc
+		b.word(f, last.Hdoc, mode)
+		return b, "<<", true
+	case syntax.WordHdoc:
+		b = &textBuilder{w: w}
+		b.word(f, last.Word, modeWord)
+		b.raw("\n")
+		return b, "<<<", true
+	case syntax.RdrIn:
+		return w.procScript(f, last.Word), "< <(…)", true
+	}
+	return nil, "", true
+}
+
+// procScript returns what a process substitution `<(…)` used as a file prints, when it is a
+// literal (`bash <(echo 'cmd')`).
+func (w *walker) procScript(f frame, wd *syntax.Word) *textBuilder {
+	if wd == nil || len(wd.Parts) != 1 {
+		return nil
+	}
+	ps, ok := wd.Parts[0].(*syntax.ProcSubst)
+	if !ok || ps.Op != syntax.CmdIn || len(ps.Stmts) != 1 {
+		return nil
+	}
+	return w.producer(f, ps.Stmts[0])
+}
+
+func quotedDelim(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); !ok || strings.ContainsRune(l.Value, '\\') {
+			return true
+		}
+	}
+	return false
+}
+
+// producer returns what a pipeline element writes, when it is a literal: `echo '…'`,
+// `printf '…'`, or `cat` of a here-document.
+func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return nil
+	}
+	words := make([]rules.Word, len(ce.Args))
+	for i, a := range ce.Args {
+		words[i] = f.word(a, false)
+	}
+	cmd := &simpleCmd{words: words, syn: ce.Args}
+	switch commandName(words[0]) {
+	case "echo":
+		j, nl, esc := 1, true, false
+		for ; j < len(words); j++ {
+			v := words[j].Value
+			if !words[j].Literal || len(v) < 2 || v[0] != '-' || strings.Trim(v[1:], "neE") != "" {
+				break
+			}
+			nl = nl && !strings.ContainsRune(v, 'n')
+			if strings.ContainsAny(v, "eE") {
+				esc = strings.LastIndexByte(v, 'e') > strings.LastIndexByte(v, 'E')
+			}
+		}
+		b := w.joinWords(f, cmd, j, len(words))
+		if esc {
+			b = &textBuilder{w: w, decode: echoEscapes}
+			for k := j; k < len(words); k++ {
+				if k > j {
+					b.raw(" ")
+				}
+				b.word(f, cmd.syn[k], modeWord)
+			}
+		}
+		if nl {
+			b.raw("\n")
+		}
+		return b
+	case "printf":
+		if len(words) < 2 || !words[1].Literal {
+			return nil
+		}
+		format := words[1].Value
+		if len(words) == 2 {
+			if strings.Contains(strings.ReplaceAll(format, "%%", ""), "%") {
+				return nil // directives without arguments
+			}
+			b := &textBuilder{w: w, decode: echoEscapes}
+			b.lit(strings.ReplaceAll(format, "%%", "%"))
+			return b
+		}
+		// `printf '%s\n' 'cmd' …` prints each argument on a line of its own.
+		if strings.Trim(strings.NewReplacer("%s", "", "%b", "", `\n`, "", " ", "").Replace(format), "\n") != "" {
+			return nil
+		}
+		b := &textBuilder{w: w}
+		for k := 2; k < len(words); k++ {
+			b.word(f, cmd.syn[k], modeWord)
+			b.raw("\n")
+		}
+		return b
+	case "cat":
+		if len(words) > 2 || len(words) == 2 && (!words[1].Literal || words[1].Value != "-") {
+			return nil
+		}
+		b, _, _ := w.heredoc(f, st)
+		return b
+	}
+	return nil
+}
+
+// echoEscapes decodes the backslash escapes of `echo -e` and printf formats.
+func echoEscapes(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	return ansiC(s)
+}

@@ -1,0 +1,70 @@
+package shell
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
+// QuotePowerShell quotes a value for PowerShell so that it reaches a command as one word,
+// unchanged: bare when it starts with a letter and has only letters, digits and `_./:-` (a word
+// starting with a digit may be read as a number, one starting with `-` as a parameter), else in
+// single quotes, where only a quote is special and is doubled (typographic ones too: PowerShell
+// reads them as quotes).
+func QuotePowerShell(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	bare := s != ""
+	for i, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || strings.ContainsRune("_./:-", r)) || i == 0 && r == '_'
+		if !ok {
+			bare = false
+			break
+		}
+	}
+	if bare {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, r := range s {
+		if isSingleQuote(r) {
+			b.WriteRune(r)
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// RewritePowerShell is [Rewrite] for a PowerShell line: the edits are applied, the result is
+// read again with the PowerShell reader and must have the same calls plus the inserted words.
+func RewritePowerShell(src string, edits []rules.Edit) (string, error) {
+	return rewrite(src, edits, ParsePowerShell, psEditItems)
+}
+
+// psEditItems reads an edit's text as PowerShell arguments: plain literal words only.
+func psEditItems(text string) ([]string, error) {
+	// The text is read as arguments of a command, which is what it becomes.
+	const cmd = "x "
+	calls, err := ParsePowerShell(cmd + text)
+	if err != nil {
+		return nil, err
+	}
+	if len(calls) != 1 || calls[0].Name != "x" || len(calls[0].Writes) > 0 || calls[0].End != len(cmd)+len(strings.TrimRight(text, " \t")) {
+		return nil, errors.New("is not a list of words")
+	}
+	var items []string
+	for _, a := range calls[0].Args {
+		if !a.Literal {
+			return nil, errors.New("has an expansion")
+		}
+		items = append(items, a.Value)
+	}
+	if len(items) == 0 {
+		return nil, errors.New("inserts no words")
+	}
+	return items, nil
+}
