@@ -69,13 +69,17 @@ func (p *psParser) pipeline() {
 	}
 }
 
-var psKeywords = map[string]bool{
-	"if": true, "elseif": true, "else": true, "while": true, "do": true, "until": true, "for": true,
-	"foreach": true, "switch": true, "try": true, "catch": true, "finally": true, "trap": true,
-	"function": true, "filter": true, "workflow": true, "param": true, "begin": true, "process": true,
-	"end": true, "clean": true, "dynamicparam": true, "data": true, "class": true, "enum": true,
-	"using": true, "return": true, "throw": true, "exit": true, "break": true, "continue": true,
-	"configuration": true, "parallel": true, "sequence": true, "inlinescript": true,
+// psKeyword reports whether a lowercased bare word starts a compound statement. A switch, not a
+// map: a map literal would be built at package init on every hook run, PowerShell or not.
+func psKeyword(s string) bool {
+	switch s {
+	case "if", "elseif", "else", "while", "do", "until", "for", "foreach", "switch", "try", "catch",
+		"finally", "trap", "function", "filter", "workflow", "param", "begin", "process", "end", "clean",
+		"dynamicparam", "data", "class", "enum", "using", "return", "throw", "exit", "break", "continue",
+		"configuration", "parallel", "sequence", "inlinescript":
+		return true
+	}
+	return false
 }
 
 // element reads one pipeline element: a command, an assignment, a keyword statement or an
@@ -112,7 +116,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 		j++
 	}
 	kw := strings.ToLower(p.src[p.i:j])
-	if psKeywords[kw] && (j == len(p.src) || !isBareByte(p.src[j]) || p.src[j] == '(' || p.src[j] == '{') {
+	if psKeyword(kw) && (j == len(p.src) || !isBareByte(p.src[j]) || p.src[j] == '(' || p.src[j] == '{') {
 		p.i = j
 		p.keyword(kw)
 		return nil
@@ -171,7 +175,7 @@ func (p *psParser) keyword(kw string) {
 				j++
 			}
 			next := strings.ToLower(p.src[p.i:j])
-			if j > p.i && psKeywords[next] && next != "param" {
+			if j > p.i && psKeyword(next) && next != "param" {
 				p.i = j
 				continue // else, elseif, catch, finally, until, while after do
 			}

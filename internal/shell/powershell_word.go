@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxguard/ctxguard/rules"
@@ -96,7 +97,24 @@ func isBareByte(c byte) bool {
 	return true
 }
 
-var psNumber = regexp.MustCompile(`(?i)^[+-]?(0x[0-9a-f]+|0b[01]+|[0-9]+\.?[0-9]*(e[+-]?[0-9]+)?|\.[0-9]+(e[+-]?[0-9]+)?)(ul|us|uy|u|l|d|n|s|y)?(kb|mb|gb|tb|pb)?$`)
+// psNumber matches a bare word that PowerShell reads as a number (`0x10`, `1kb`, `1e3`, `7l`). It
+// is compiled on first use, not at package init: compiling it cost every hook run 84 µs, and
+// only a word that starts like a number needs it.
+var psNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[+-]?(0x[0-9a-f]+|0b[01]+|[0-9]+\.?[0-9]*(e[+-]?[0-9]+)?|\.[0-9]+(e[+-]?[0-9]+)?)(ul|us|uy|u|l|d|n|s|y)?(kb|mb|gb|tb|pb)?$`)
+})
+
+// isPSNumber reports whether a bare word is a number to PowerShell.
+func isPSNumber(s string) bool {
+	t := s
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') {
+		return false
+	}
+	return psNumber().MatchString(s)
+}
 
 // word reads one argument: bare text, quoted strings and expansions, up to a blank or an
 // operator. Groups and subexpressions in it are read for their calls, which run first.
@@ -174,7 +192,7 @@ done:
 		}
 		p.fail("unexpected " + strconv.Quote(string(p.src[p.i])))
 	}
-	if lit && !quoted && psNumber.MatchString(w.Value) {
+	if lit && !quoted && isPSNumber(w.Value) {
 		lit = false // PowerShell passes the number's value, not its text (0x10 is 16)
 	}
 	if !lit {
