@@ -221,7 +221,7 @@ func (w *walker) tooDeep(f frame, n syntax.Node, sc *scope) {
 	w.calls = append(w.calls, rules.Call{
 		NameWord:   text,
 		Args:       []rules.Word{text},
-		Env:        convertEnv(f, sc.env),
+		Env:        convertEnv(f.s, sc.env),
 		Dir:        sc.dir,
 		DirUnknown: sc.dirUnknown,
 		Via:        appendVia(f.via, "too deep"),
@@ -475,7 +475,7 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		w.redirOnly(f, st, sc)
 		return
 	}
-	cmd := &simpleCmd{syn: ce.Args, stmt: st, pipeIn: pipeIn, words: make([]rules.Word, len(ce.Args))}
+	cmd := &command{reader: &bashCommand{f: f, sc: sc, syn: ce.Args, stmt: st, pipeIn: pipeIn}, words: make([]rules.Word, len(ce.Args)), s: f.s}
 	for i, a := range ce.Args {
 		cmd.words[i] = f.word(a, false)
 	}
@@ -492,9 +492,96 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		ch.start, _ = f.offsets(ce.Assigns[0])
 	}
 	first := len(w.calls)
-	w.resolve(f, sc, cmd, 0, len(cmd.words), ch)
+	w.resolve(cmd, 0, len(cmd.words), ch)
 	if first < len(w.calls) {
 		w.calls[first].Writes = f.writes(st.Redirs)
+	}
+}
+
+// bashCommand is the bash reader's side of a simple command, for the wrapper resolver.
+type bashCommand struct {
+	f      frame
+	sc     *scope
+	syn    []*syntax.Word // parallel to the command's words
+	stmt   *syntax.Stmt   // for the here-documents that feed a shell
+	pipeIn *syntax.Stmt   // the statement piping into this one, if any
+}
+
+func (c *bashCommand) dialect() dialect         { return bashDialect }
+func (c *bashCommand) name(w rules.Word) string { return commandName(w) }
+
+func (c *bashCommand) script(ps ...piece) (*source, bool) {
+	b := &textBuilder{w: c.f.w}
+	for i, p := range ps {
+		if i > 0 {
+			b.raw(" ")
+		}
+		if p.word >= 0 {
+			b.word(c.f, c.syn[p.word], modeWord)
+		} else {
+			b.lit(p.lit)
+		}
+	}
+	return b.source(c.f.s), true
+}
+
+func (c *bashCommand) stdin() (*source, string) {
+	if b, how := c.f.w.stdinScript(c.f, c.stmt, c.pipeIn); b != nil {
+		return b.source(c.f.s), how
+	}
+	return nil, ""
+}
+
+func (c *bashCommand) file(j int) *source {
+	if b := c.f.w.procScript(c.f, c.syn[j]); b != nil {
+		return b.source(c.f.s)
+	}
+	return nil
+}
+
+func (c *bashCommand) read(d dialect, s *source, label string, ch chain, same bool) {
+	var sc *scope
+	if same {
+		sc = c.sc
+	}
+	c.f.w.readScript(d, s, label, ch, sc, c.f.depth)
+}
+
+func (c *bashCommand) state(k stateKind, args []rules.Word) {
+	sc := c.sc
+	switch k {
+	case stateCd, statePushd, statePopd:
+		sc.cd(k, args)
+	case stateUnset:
+		funcs := false
+		for _, wd := range args {
+			switch {
+			case !wd.Literal:
+			case wd.Value == "-f":
+				funcs = true
+			case strings.HasPrefix(wd.Value, "-"):
+			case !funcs:
+				sc.unset(wd.Value)
+			}
+		}
+	case stateSet:
+		for k := 0; k < len(args); k++ {
+			v := args[k].Value
+			if !args[k].Literal {
+				continue
+			}
+			switch {
+			case v == "--":
+				return
+			case v == "-o" || v == "+o":
+				if k+1 < len(args) && args[k+1].Literal && args[k+1].Value == "allexport" {
+					sc.allexport = v == "-o"
+				}
+				k++
+			case len(v) > 1 && (v[0] == '-' || v[0] == '+') && strings.ContainsRune(v, 'a'):
+				sc.allexport = v[0] == '-'
+			}
+		}
 	}
 }
 

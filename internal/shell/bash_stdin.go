@@ -8,12 +8,12 @@ import (
 )
 
 // stdinScript returns the script a shell would read from stdin, if the line shows it.
-func (w *walker) stdinScript(f frame, cmd *simpleCmd) (*textBuilder, string) {
-	if b, how, ok := w.heredoc(f, cmd.stmt); ok {
+func (w *walker) stdinScript(f frame, st, pipeIn *syntax.Stmt) (*textBuilder, string) {
+	if b, how, ok := w.heredoc(f, st); ok {
 		return b, how
 	}
-	if cmd.pipeIn != nil {
-		if b := w.producer(f, cmd.pipeIn); b != nil {
+	if pipeIn != nil {
+		if b := w.producer(f, pipeIn); b != nil {
 			return b, "|"
 		}
 	}
@@ -96,7 +96,6 @@ func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
 	for i, a := range ce.Args {
 		words[i] = f.word(a, false)
 	}
-	cmd := &simpleCmd{words: words, syn: ce.Args}
 	switch commandName(words[0]) {
 	case "echo":
 		j, nl, esc := 1, true, false
@@ -110,15 +109,15 @@ func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
 				esc = strings.LastIndexByte(v, 'e') > strings.LastIndexByte(v, 'E')
 			}
 		}
-		b := w.joinWords(f, cmd, j, len(words))
+		b := &textBuilder{w: w}
 		if esc {
-			b = &textBuilder{w: w, decode: echoEscapes}
-			for k := j; k < len(words); k++ {
-				if k > j {
-					b.raw(" ")
-				}
-				b.word(f, cmd.syn[k], modeWord)
+			b.decode = echoEscapes
+		}
+		for k := j; k < len(words); k++ {
+			if k > j {
+				b.raw(" ")
 			}
+			b.word(f, ce.Args[k], modeWord)
 		}
 		if nl {
 			b.raw("\n")
@@ -143,7 +142,7 @@ func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
 		}
 		b := &textBuilder{w: w}
 		for k := 2; k < len(words); k++ {
-			b.word(f, cmd.syn[k], modeWord)
+			b.word(f, ce.Args[k], modeWord)
 			b.raw("\n")
 		}
 		return b

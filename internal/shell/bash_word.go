@@ -174,23 +174,13 @@ func ansiC(s string) string {
 		}
 		i++
 		c = s[i]
+		if e, ok := controlEscape(c); ok {
+			b.WriteByte(e)
+			continue
+		}
 		switch c {
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'e', 'E':
+		case 'E':
 			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
 		case '\\', '\'', '"', '?':
 			b.WriteByte(c)
 		case '0', '1', '2', '3', '4', '5', '6', '7':
@@ -240,6 +230,30 @@ func ansiC(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// controlEscape is the control character that a backslash (bash's $'…', echo -e) or a backtick
+// (PowerShell) and the letter c stand for.
+func controlEscape(c byte) (byte, bool) {
+	switch c {
+	case 'a':
+		return '\a', true
+	case 'b':
+		return '\b', true
+	case 'e':
+		return 0x1b, true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'v':
+		return '\v', true
+	}
+	return 0, false
 }
 
 func isHexDigit(c byte) bool {

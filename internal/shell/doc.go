@@ -24,16 +24,20 @@
 // command word visible (an engine that guards `sudo` can), and the engine ignores names it does not
 // guard. A wrapped call's Start is at its own command word, or at the `VAR=x` words that env or
 // sudo pass to it just before that word; so `sudo az x` has the az call start at `az`, and
-// `env X=1 az x` at `X=1`.
+// `env X=1 az x` at `X=1`. What each wrapper runs, and how, is one row of one table
+// (wrapper.go), read by one resolver (resolve.go) for the bash and the PowerShell reader alike.
 //
 // Strings that a shell parses again (`bash -c STRING`, `eval`, a here-document or here-string fed
 // to a shell, `echo '…' | sh`, `xargs -I{} sh -c {}` fed by echo, `watch 'STRING'`, `su -c`,
-// `trap STRING SIG`, `ssh host STRING`, `parallel ::: STRING`) are parsed as scripts in their own
-// right. Their calls have Src set to the string and Nested set, so their positions cannot be used
-// to edit the line. Expansions inside such a string (`bash -c "az $ARGS"`) are done by the outer
-// shell first, so each is replaced by a unique placeholder word before parsing, and any word
-// containing one is non-literal, with its original text. Env values that a nested call inherits
-// from an enclosing text have Pos and End -1: they do not point into its Src.
+// `trap STRING SIG`, `ssh host STRING`, `parallel ::: STRING`, `pwsh -Command STRING`,
+// `pwsh -EncodedCommand BASE64`, `cmd /c STRING`) are parsed as scripts in their own right, in the
+// language of the shell that runs them (nested.go). Their calls have Src set to the string and
+// Nested set, so their positions cannot be used to edit the line. Expansions inside such a string
+// (`bash -c "az $ARGS"`) are done by the outer shell first, so each is replaced by a unique
+// placeholder word before parsing, and any word containing one is non-literal, with its original
+// text; a PowerShell string with such an expansion is not read (what the expansion becomes in
+// PowerShell's syntax is not known). Env values that a nested call inherits from an enclosing text
+// have Pos and End -1: they do not point into its Src.
 //
 // A text that cannot be read (a string that does not parse, or nesting beyond the limits below) is
 // reported as one call with Name "" whose command word and single argument are that text,
@@ -57,6 +61,7 @@
 // *SyntaxError, as are lines bash itself would reject.
 //
 // Not modelled: aliases, functions' effect on the caller's directory when they are called, CDPATH,
-// the content of script files (`bash deploy.sh`, `source x`), and interpreters other than shells
-// (`python -c`, `node -e`).
+// the content of script files (`bash deploy.sh`, `source x`, `pwsh -File deploy.ps1`), cmd.exe's
+// own syntax (a `cmd /c` string that bash would read differently is unreadable), and interpreters
+// other than shells (`python -c`, `node -e`).
 package shell

@@ -2,8 +2,6 @@ package shell
 
 import (
 	"fmt"
-	"path"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -22,13 +20,15 @@ import (
 // quotes; `$` expands), here-strings @'…'@ and @"…"@, and `--%` (the rest of the line goes
 // verbatim to a native command). Typographic quotes count as quotes, as they do in PowerShell.
 //
-// Strings run again as PowerShell (Invoke-Expression/iex with a literal string or a literal piped
-// into it, pwsh/powershell -Command) or as a bash script (bash/sh -c) are read as scripts, their
-// calls Nested. A command started in a way that cannot be followed (Start-Process, cmd /c, iex of
-// a non-literal string) is reported with Name "" and its text as a non-literal command word, so
-// that the engine asks about it when it names a guarded command. A line the tokenizer cannot read
-// is reported as one such call too, never as an error: PowerShell has more syntax than ctxguard
-// models, and the engine asks about unreadable text only when it names a guarded command.
+// Each command is handed to the same wrapper resolver as bash's (resolve.go, over the table in
+// wrapper.go), so `sudo`, `wsl`, `env X=1`, `xargs` and `bash -lc '…'` mean the same in both.
+// Strings run again (Invoke-Expression/iex with a literal string or a literal piped into it,
+// pwsh/powershell -Command or -EncodedCommand, bash -c, cmd /c) are read in the language of what
+// runs them, their calls Nested. A command started in a way that cannot be followed
+// (Start-Process, a string that is not literal) is reported with Name "" and its text as a
+// non-literal command word, so that the engine asks about it when it names a guarded command. A
+// line the tokenizer cannot read is reported as one such call too, never as an error:
+// PowerShell has more syntax than ctxguard models.
 //
 // Command names are lowercased (PowerShell finds commands without regard to case) and a path, a
 // Windows suffix and .ps1 are stripped. A word is literal only when its value is known without
@@ -42,19 +42,24 @@ func ParsePowerShell(src string) ([]rules.Call, error) {
 	if i := strings.IndexByte(src, 0); i >= 0 {
 		return nil, &SyntaxError{Offset: i, Msg: "NUL byte in command line"}
 	}
-	return psParse(src, false, nil, 0), nil
+	w := &walker{line: src}
+	w.powershell(&source{text: src, src: src}, chain{})
+	return w.calls, nil
 }
 
-// psParse reads one text; on a syntax error it reports the text as one opaque call.
-func psParse(src string, nested bool, via []string, depth int) []rules.Call {
-	p := &psParser{src: src, nested: nested, via: via, depth: depth}
-	err := p.run()
-	if err != nil {
-		text := rules.Word{Value: src, Pos: 0, End: len(src)}
-		return []rules.Call{{NameWord: text, Args: []rules.Word{text}, Via: appendVia(via, "powershell (unreadable: "+err.Error()+")"),
-			Src: src, Nested: nested, Start: 0, End: len(src)}}
+// powershell reads s as PowerShell, starting from the environment, directory and wrappers of
+// ch. A text it cannot read is reported as one call whose command word is the whole text.
+func (w *walker) powershell(s *source, ch chain) {
+	if strings.IndexByte(s.text, 0) >= 0 {
+		w.unreadable(s, appendVia(ch.via, "powershell (unreadable: NUL byte)"), ch)
+		return
 	}
-	return p.calls
+	first := len(w.calls)
+	p := &psParser{w: w, s: s, src: s.text, via: ch.via, env: ch.env, dir: ch.dir, dirUnk: ch.dirUnknown}
+	if err := p.run(); err != nil {
+		w.calls = w.calls[:first]
+		w.unreadable(s, appendVia(ch.via, "powershell (unreadable: "+err.Error()+")"), ch)
+	}
 }
 
 // errPS is a PowerShell syntax error (or a construct too deep to follow).
@@ -66,14 +71,13 @@ type errPS struct {
 func (e *errPS) Error() string { return fmt.Sprintf("%s at byte %d", e.msg, e.at) }
 
 type psParser struct {
-	src    string
+	w      *walker
+	s      *source
+	src    string // s.text
 	i      int
-	nested bool
 	via    []string
-	depth  int // re-parse depth
-	nest   int // bracket depth within src
-	calls  []rules.Call
-	env    []rules.Assign
+	nest   int        // bracket depth within src
+	env    []envEntry // $env: variables set so far, later ones last
 	dir    string
 	dirUnk bool
 }
@@ -108,10 +112,10 @@ func (p *psParser) peek(k int) byte {
 
 func (p *psParser) rest() string { return p.src[p.i:] }
 
-// command reads a command from its name word. op is the call operator, if any.
-func (p *psParser) command(start int, op string, pipeIn *rules.Word) {
-	nw := p.word()
-	var args []rules.Word
+// command reads a command from its name word and hands it to the wrapper resolver. op is the
+// call operator, if any.
+func (p *psParser) command(op string, pipeIn *rules.Word) {
+	words := []rules.Word{p.word()}
 	var writes []rules.Word
 	for {
 		p.space(false)
@@ -123,154 +127,74 @@ func (p *psParser) command(start int, op string, pipeIn *rules.Word) {
 			p.redirect(&writes)
 			continue
 		case strings.HasPrefix(p.rest(), "--%"):
-			args = append(args, p.stopParsing()...)
+			words = append(words, p.stopParsing()...)
 			continue
 		}
-		args = append(args, p.word())
+		words = append(words, p.word())
 	}
-	name := psCommandName(nw)
 	via := p.via
 	if op != "" {
 		via = appendVia(via, op)
 	}
-	end := nw.End
-	if len(args) > 0 {
-		end = args[len(args)-1].End
-	}
-	call := rules.Call{Name: name, NameWord: nw, Args: args, Env: p.envCopy(), Dir: p.dir, DirUnknown: p.dirUnk,
-		Via: via, Src: p.src, Nested: p.nested, Start: nw.Pos, End: end, Writes: writes}
 	// Calls in the command's own words (groups, subexpressions) ran first and are already
 	// listed; the command follows them.
-	p.calls = append(p.calls, call)
-	p.special(call, pipeIn)
+	ch := chain{env: p.env, dir: p.dir, dirUnknown: p.dirUnk, via: via, start: -1, shellLevel: true, stdin: true}
+	first := len(p.w.calls)
+	p.w.resolve(&command{reader: &psCommand{p: p, words: words, pipeIn: pipeIn}, words: words, s: p.s}, 0, len(words), ch)
+	p.w.calls[first].Writes = writes
 }
 
-func (p *psParser) envCopy() []rules.Assign {
-	if len(p.env) == 0 {
-		return nil
+// psCommand is the PowerShell reader's side of a command, for the wrapper resolver.
+type psCommand struct {
+	p      *psParser
+	words  []rules.Word
+	pipeIn *rules.Word // the literal piped into the command, if any
+}
+
+func (c *psCommand) dialect() dialect         { return psDialect }
+func (c *psCommand) name(w rules.Word) string { return psCommandName(w) }
+
+// script joins literal words; a script block is read where it stands, and any other value is
+// not known.
+func (c *psCommand) script(ps ...piece) (*source, bool) {
+	var b strings.Builder
+	for i, pc := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if pc.word < 0 {
+			b.WriteString(pc.lit)
+			continue
+		}
+		wd := c.words[pc.word]
+		if !wd.Literal {
+			return nil, len(ps) == 1 && strings.HasPrefix(wd.Value, "{")
+		}
+		b.WriteString(wd.Value)
 	}
-	out := make([]rules.Assign, len(p.env))
-	copy(out, p.env)
-	return out
+	return c.p.s.child(b.String()), true
 }
 
-// inherited is the environment as a script run from this text sees it: the values have no
-// position in that script's Src.
-func (p *psParser) inherited() []rules.Assign {
-	out := p.envCopy()
-	for k := range out {
-		out[k].Value.Pos, out[k].Value.End = -1, -1
+func (c *psCommand) stdin() (*source, string) {
+	if c.pipeIn == nil {
+		return nil, ""
 	}
-	return out
+	return c.p.s.child(c.pipeIn.Value), "|"
 }
 
-// special follows what a command runs in turn, and tracks the directory.
-func (p *psParser) special(c rules.Call, pipeIn *rules.Word) {
-	switch c.Name {
-	case "set-location", "sl", "cd", "chdir", "push-location", "pushd":
-		p.cd(c.Args)
-	case "pop-location", "popd":
-		p.dirUnk = true
-	case "invoke-expression", "iex":
-		var arg *rules.Word
-		for i := 0; i < len(c.Args); i++ {
-			a := c.Args[i]
-			if a.Literal && strings.HasPrefix(strings.ToLower(a.Value), "-c") && i+1 < len(c.Args) {
-				arg = &c.Args[i+1]
-				break
-			}
-			if !psFlag(a) {
-				arg = &c.Args[i]
-				break
-			}
-		}
-		if arg == nil {
-			arg = pipeIn
-		}
-		p.rerun(c, arg, "iex", true)
-	case "pwsh", "powershell":
-		for i, a := range c.Args {
-			if a.Literal && psFlag(a) && len(a.Value) >= 2 && strings.HasPrefix("-command", strings.ToLower(a.Value)) && i+1 < len(c.Args) {
-				p.rerun(c, &c.Args[i+1], c.Name+" -Command", true)
-				return
-			}
-			if a.Literal && psFlag(a) && (strings.EqualFold(a.Value, "-EncodedCommand") || strings.EqualFold(a.Value, "-e") || strings.EqualFold(a.Value, "-ec") || strings.EqualFold(a.Value, "-f") || strings.EqualFold(a.Value, "-File")) {
-				p.opaque(c, c.Name+" "+a.Value)
-				return
-			}
-		}
-	case "bash", "sh", "zsh", "dash", "wsl":
-		for i, a := range c.Args {
-			if a.Literal && a.Value == "-c" && i+1 < len(c.Args) {
-				p.rerun(c, &c.Args[i+1], c.Name+" -c", false)
-				return
-			}
-		}
-	case "start-process", "saps", "start", "cmd", "invoke-command", "icm", "start-job", "start-threadjob":
-		// What these run is a string or a path that ctxguard does not follow.
-		if c.Name == "invoke-command" || c.Name == "icm" || c.Name == "start-job" || c.Name == "start-threadjob" {
-			if !hasNonLiteralArg(c) {
-				return // a script block, already read
-			}
-		}
-		p.opaque(c, c.Name)
+func (c *psCommand) file(int) *source { return nil }
+
+func (c *psCommand) state(k stateKind, args []rules.Word) {
+	switch k {
+	case stateCd, statePushd:
+		c.p.cd(args)
+	case statePopd:
+		c.p.dirUnk = true
 	}
 }
 
-func hasNonLiteralArg(c rules.Call) bool {
-	for _, a := range c.Args {
-		if !a.Literal && !strings.HasPrefix(a.Value, "{") {
-			return true
-		}
-	}
-	return false
-}
-
-// opaque reports a call that starts another command ctxguard cannot follow: its text becomes a
-// non-literal command word, which the engine asks about when it names a guarded command.
-func (p *psParser) opaque(c rules.Call, label string) {
-	text := c.Src[c.Start:c.End]
-	w := rules.Word{Value: text, Pos: c.Start, End: c.End}
-	p.calls = append(p.calls, rules.Call{NameWord: w, Args: []rules.Word{w}, Env: c.Env, Dir: c.Dir, DirUnknown: c.DirUnknown,
-		Via: appendVia(c.Via, label), Src: c.Src, Nested: c.Nested, Start: c.Start, End: c.End})
-}
-
-// rerun reads a string a command runs as a script: as PowerShell, or as bash.
-func (p *psParser) rerun(c rules.Call, arg *rules.Word, label string, ps bool) {
-	if arg == nil {
-		return
-	}
-	if !arg.Literal || p.depth >= maxReparseDepth {
-		p.opaque(c, label)
-		return
-	}
-	via := appendVia(c.Via, label)
-	if ps {
-		sub := psParse(arg.Value, true, via, p.depth+1)
-		for i := range sub {
-			sub[i].Env = append(p.inherited(), sub[i].Env...)
-			if sub[i].Dir == "" {
-				sub[i].Dir, sub[i].DirUnknown = p.dir, p.dirUnk || sub[i].DirUnknown
-			}
-		}
-		p.calls = append(p.calls, sub...)
-		return
-	}
-	sub, err := Parse(arg.Value)
-	if err != nil {
-		p.opaque(c, label)
-		return
-	}
-	for i := range sub {
-		sub[i].Nested = true
-		sub[i].Via = append(slices.Clone(via), sub[i].Via...)
-		sub[i].Env = append(p.inherited(), sub[i].Env...)
-		if sub[i].Dir == "" || !path.IsAbs(sub[i].Dir) && p.dir != "" {
-			sub[i].Dir = path.Join(p.dir, sub[i].Dir)
-			sub[i].DirUnknown = sub[i].DirUnknown || p.dirUnk
-		}
-	}
-	p.calls = append(p.calls, sub...)
+func (c *psCommand) read(d dialect, s *source, label string, ch chain, _ bool) {
+	c.p.w.readScript(d, s, label, ch, nil, c.p.nest)
 }
 
 // psCommandName normalises a PowerShell command word: a path and a suffix are dropped and the

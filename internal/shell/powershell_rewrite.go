@@ -13,9 +13,7 @@ import (
 // single quotes, where only a quote is special and is doubled (typographic ones too: PowerShell
 // reads them as quotes).
 func QuotePowerShell(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
+	s = beforeNUL(s)
 	bare := s != ""
 	for i, r := range s {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || strings.ContainsRune("_./:-", r)) || i == 0 && r == '_'

@@ -85,7 +85,6 @@ func psKeyword(s string) bool {
 // element reads one pipeline element: a command, an assignment, a keyword statement or an
 // expression. It returns the element's value when it is a lone literal string (for `'…' | iex`).
 func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
-	start := p.i
 	c := p.peek(0)
 	switch {
 	case c == '&' && p.peek(1) != '&', c == '.' && (p.peek(1) == ' ' || p.peek(1) == '\t' || p.peek(1) == '\'' || p.peek(1) == '"'):
@@ -98,7 +97,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 			p.expressionTail()
 			return nil
 		}
-		p.command(start, op, nil)
+		p.command(op, nil)
 		return nil
 	case c == '$' || c == '@' || c == '(' || c == '[' || c == '\'' || c == '"' || c == '-' && p.peek(1) >= '0' && p.peek(1) <= '9' || c >= '0' && c <= '9' || c == '!' || c == ',':
 		return p.expressionStatement(pipeIn)
@@ -121,7 +120,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 		p.keyword(kw)
 		return nil
 	}
-	p.command(start, "", pipeIn)
+	p.command("", pipeIn)
 	return nil
 }
 
@@ -362,20 +361,20 @@ func (p *psParser) assignment(name, op string) {
 	}
 	// $env:NAME = $null removes the variable.
 	for i := len(p.env) - 1; i >= 0; i-- {
-		if strings.EqualFold(p.env[i].Name, env) {
+		if strings.EqualFold(p.env[i].a.Name, env) {
 			p.env = append(p.env[:i:i], p.env[i+1:]...)
 		}
 	}
 }
 
 func (p *psParser) setEnv(name string, v rules.Word) {
-	out := make([]rules.Assign, 0, len(p.env)+1)
-	for _, a := range p.env {
+	out := make([]envEntry, 0, len(p.env)+1)
+	for _, e := range p.env {
 		// Windows environment names are case-insensitive; elsewhere they are not, and the
 		// stricter reading keeps both.
-		if a.Name != name {
-			out = append(out, a)
+		if e.a.Name != name {
+			out = append(out, e)
 		}
 	}
-	p.env = append(out, rules.Assign{Name: name, Value: v})
+	p.env = append(out, envEntry{rules.Assign{Name: name, Value: v}, p.s})
 }

@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -90,9 +92,33 @@ func TestParsePowerShell(t *testing.T) {
 		{"iex \"az $args\"", []string{`iex ?"\"az $args\""`, `?"iex \"az $args\"" ?"iex \"az $args\"" via=iex`}},
 		{"pwsh -c 'az login'", []string{`pwsh -c "az login"`, "az login via=pwsh -Command nested"}},
 		{"bash -c 'rm .claude/settings.json'", []string{`bash -c "rm .claude/settings.json"`, "rm .claude/settings.json via=bash -c nested"}},
+		{"bash -c $cmd", []string{`bash -c ?"$cmd"`, `?"bash -c $cmd" ?"bash -c $cmd" via=bash -c`}},
+		{"'az group list' | bash", []string{"bash", "az group list via=| bash nested"}},
+		{"pwsh -NoProfile -Command Set-Location infra; terraform plan", []string{"pwsh -NoProfile -Command Set-Location infra", "set-location infra via=pwsh -Command nested", "terraform plan"}},
+		{"pwsh -nop -c 'cd infra; terraform plan'", []string{`pwsh -nop -c "cd infra; terraform plan"`, "cd infra via=pwsh -Command nested", "terraform plan dir=infra via=pwsh -Command nested"}},
+		{"powershell kubectl delete ns prod", []string{"powershell kubectl delete ns prod", "kubectl delete ns prod via=powershell -Command nested"}},
+		{"pwsh -c { az group list }", []string{"az group list", `pwsh -c ?"{ az group list }"`}},
+		{"pwsh -cwa 'az group list $args' x", []string{`pwsh -cwa "az group list $args" x`, `az group list ?"$args" via=pwsh -CommandWithArgs nested`}},
+		// -EncodedCommand is base64 of UTF-16LE text; what cannot be decoded is opaque.
+		{"pwsh -EncodedCommand " + encodePS("az group delete -n x"), []string{"pwsh -EncodedCommand " + encodePS("az group delete -n x"), "az group delete -n x via=pwsh -EncodedCommand nested"}},
+		{"powershell.exe -NoP -enc " + encodePS("$env:X='1'; kubectl get pods"), []string{"powershell -NoP -enc " + encodePS("$env:X='1'; kubectl get pods"), "kubectl get pods env[X:=1] via=powershell -EncodedCommand nested"}},
+		{"pwsh -ec 'not base64!'", []string{`pwsh -ec "not base64!"`, `?"pwsh -ec 'not base64!'" ?"pwsh -ec 'not base64!'" via=pwsh -EncodedCommand`}},
+		// A script file's content is not known, as for bash FILE.
+		{"pwsh -File deploy.ps1 -Env prod", []string{"pwsh -File deploy.ps1 -Env prod"}},
+		{"pwsh deploy.ps1", []string{"pwsh deploy.ps1"}},
+		// Wrappers are the bash reader's (one table).
+		{"wsl kubectl delete ns prod", []string{"wsl kubectl delete ns prod", "kubectl delete ns prod dir=? via=wsl"}},
+		{"wsl --list", []string{"wsl --list"}},
+		{"sudo kubectl delete ns prod", []string{"sudo kubectl delete ns prod", "kubectl delete ns prod via=sudo"}},
+		{"bash -lc 'az group delete -n x'", []string{`bash -lc "az group delete -n x"`, "az group delete -n x via=bash -c nested"}},
+		{"env X=1 kubectl get pods", []string{"env X=1 kubectl get pods", "kubectl get pods env[X=1] via=env"}},
+		{"$env:A='1'; sudo -E kubectl get pods; sudo kubectl get ns", []string{"sudo -E kubectl get pods env[A:=1]", "kubectl get pods env[A:=1] via=sudo", "sudo kubectl get ns env[A:=1]", "kubectl get ns via=sudo"}},
+		{"& sudo timeout 1m az x", []string{"sudo timeout 1m az x via=&", "timeout 1m az x via=&>sudo", "az x via=&>sudo>timeout"}},
+		{"Get-ChildItem *.yaml | xargs kubectl apply -f", []string{"get-childitem *.yaml", "xargs kubectl apply -f", "kubectl apply -f via=xargs +args"}},
 		// Commands ctxguard cannot follow are opaque.
 		{"Start-Process az -ArgumentList 'group','list'", []string{`start-process az -ArgumentList ?"'group','list'"`, `?"Start-Process az -ArgumentList 'group','list'" ?"Start-Process az -ArgumentList 'group','list'" via=start-process`}},
-		{"cmd /c az group list", []string{"cmd /c az group list", `?"cmd /c az group list" ?"cmd /c az group list" via=cmd`}},
+		{"cmd /c 'az group list'", []string{`cmd /c "az group list"`, "az group list via=cmd /c nested"}},
+		{"cmd /c az group list --subscription %SUB%", []string{"cmd /c az group list --subscription %SUB%", `?"az group list --subscription %SUB%" ?"az group list --subscription %SUB%" via=cmd /c nested`}},
 		{"& $cli group list", []string{`?"$cli" group list via=&`}},
 		// Redirections.
 		{"echo x > .ctxguard.yaml", []string{"echo x writes=.ctxguard.yaml"}},
@@ -153,6 +179,15 @@ func checkOffsets(t *testing.T, src string, c rules.Call) {
 	if c.Start < 0 || c.Start > c.End || c.End > len(c.Src) {
 		t.Errorf("%q: call %q spans [%d,%d] of %d", src, c.Name, c.Start, c.End, len(c.Src))
 	}
+}
+
+// encodePS is what pwsh -EncodedCommand takes: base64 of UTF-16LE text.
+func encodePS(s string) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 func TestQuotePowerShell(t *testing.T) {

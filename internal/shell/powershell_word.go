@@ -204,25 +204,14 @@ done:
 // escape reads a backtick escape, the backtick already consumed.
 func (p *psParser) escape(b *strings.Builder) {
 	c := p.src[p.i]
+	if e, ok := controlEscape(c); ok {
+		b.WriteByte(e)
+		p.i++
+		return
+	}
 	switch c {
 	case '0':
 		b.WriteByte(0)
-	case 'a':
-		b.WriteByte(7)
-	case 'b':
-		b.WriteByte(8)
-	case 'e':
-		b.WriteByte(27)
-	case 'f':
-		b.WriteByte(12)
-	case 'n':
-		b.WriteByte('\n')
-	case 'r':
-		b.WriteByte('\r')
-	case 't':
-		b.WriteByte('\t')
-	case 'v':
-		b.WriteByte(11)
 	case 'u':
 		if p.peek(1) == '{' {
 			end := strings.IndexByte(p.src[p.i:], '}')

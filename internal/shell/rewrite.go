@@ -17,9 +17,7 @@ import (
 // Plain words ("prod", "11111111-1111-1111-1111-111111111111") stay bare. A NUL cannot be passed
 // in an argument at all, so the value is cut there, as the kernel would.
 func Quote(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
+	s = beforeNUL(s)
 	q, err := syntax.Quote(s, syntax.LangBash)
 	if err != nil {
 		// Not reachable for a Go string without NUL; single quotes are always safe in bash.
@@ -38,6 +36,12 @@ func Quote(s string) string {
 // the engine must never emit a line whose meaning it did not intend.
 func Rewrite(src string, edits []rules.Edit) (string, error) {
 	return rewrite(src, edits, Parse, editItems)
+}
+
+// beforeNUL is s up to its first NUL: no argument can hold one, and the kernel would cut it there.
+func beforeNUL(s string) string {
+	s, _, _ = strings.Cut(s, "\x00")
+	return s
 }
 
 // rewrite applies and verifies edits with a language's reader: parse for the lines, items for

@@ -116,16 +116,16 @@ func mergeEnv(base []envEntry, add ...envEntry) []envEntry {
 	return out
 }
 
-// convertEnv gives the environment as a call in frame f reports it: entries from another text
+// convertEnv gives the environment as a call in text s reports it: entries from another text
 // have no position in f's Src.
-func convertEnv(f frame, es []envEntry) []rules.Assign {
+func convertEnv(s *source, es []envEntry) []rules.Assign {
 	if len(es) == 0 {
 		return nil
 	}
 	out := make([]rules.Assign, len(es))
 	for i, e := range es {
 		out[i] = e.a
-		if e.s != f.s {
+		if e.s != s {
 			out[i].Value.Pos, out[i].Value.End = -1, -1
 		}
 	}
@@ -148,8 +148,8 @@ func (sc *scope) settle(before dirState) {
 }
 
 // cd applies `cd`, `pushd` or `popd` with the given arguments.
-func (sc *scope) cd(name string, args []rules.Word) {
-	if name == "popd" {
+func (sc *scope) cd(k stateKind, args []rules.Word) {
+	if k == statePopd {
 		sc.dirUnknown = true
 		return
 	}
@@ -165,7 +165,7 @@ func (sc *scope) cd(name string, args []rules.Word) {
 		}
 	}
 	if len(args) == 0 {
-		if name == "pushd" {
+		if k == statePushd {
 			sc.dirUnknown = true // swaps the top two directories of the stack
 			return
 		}
@@ -188,7 +188,7 @@ func (sc *scope) cd(name string, args []rules.Word) {
 		return
 	}
 	switch {
-	case v == "-" || name == "pushd" && len(v) > 1 && (v[0] == '+' || v[0] == '-'):
+	case v == "-" || k == statePushd && len(v) > 1 && (v[0] == '+' || v[0] == '-'):
 		sc.dirUnknown = true
 	case v == "":
 		// bash ignores `cd ""`
