@@ -38,7 +38,7 @@ func TestParsePowerShell(t *testing.T) {
 		{"Get-Date; az group list | ConvertFrom-Json", []string{"get-date", "az group list", "convertfrom-json"}},
 		{"az login && kubectl get pods || gh pr list", []string{"az login", "kubectl get pods", "gh pr list"}},
 		{"az group list\nkubectl get pods\r\ngh pr list", []string{"az group list", "kubectl get pods", "gh pr list"}},
-		{"Start-Sleep 1 & az group list", []string{"start-sleep ?\"1\"", "az group list"}},
+		{"Start-Sleep 1 & az group list", []string{"start-sleep 1", "az group list"}},
 		// Quoting: single quotes with '' doubling, double quotes with backtick and "" escapes,
 		// typographic quotes, backtick escapes in bare words.
 		{"az group create -n 'it''s'", []string{`az group create -n "it's"`}},
@@ -66,7 +66,11 @@ func TestParsePowerShell(t *testing.T) {
 		{"kubectl get pods -n (az group list)", []string{"az group list", `kubectl get pods -n ?"(az group list)"`}},
 		{"$x = az account show; kubectl get pods", []string{"az account show", "kubectl get pods"}},
 		{"az vm list --ids a,b", []string{`az vm list --ids ?"a,b"`}},
+		// A number is passed as its value: literal only where that is its text.
 		{"kubectl scale --replicas 0x10", []string{`kubectl scale --replicas ?"0x10"`}},
+		{"pac auth select --index 1", []string{"pac auth select --index 1"}},
+		{"az account set --subscription 2; kubectl scale --replicas 10 x", []string{"az account set --subscription 2", "kubectl scale --replicas 10 x"}},
+		{"kubectl scale --replicas 007 1kb 1e3 1.50 -1 +1 12345678901234567890", []string{`kubectl scale --replicas ?"007" ?"1kb" ?"1e3" ?"1.50" ?"-1" ?"+1" ?"12345678901234567890"`}},
 		{"kubectl scale --replicas '0x10'", []string{"kubectl scale --replicas 0x10"}},
 		// Script blocks and compound statements: their calls are read, keywords are not calls.
 		{"Get-ChildItem | ForEach-Object { kubectl delete pod $_.Name }", []string{"get-childitem", `kubectl delete pod ?"$_.Name"`, `foreach-object ?"{ kubectl delete pod $_.Name }"`}},

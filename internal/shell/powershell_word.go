@@ -104,6 +104,16 @@ var psNumber = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^[+-]?(0x[0-9a-f]+|0b[01]+|[0-9]+\.?[0-9]*(e[+-]?[0-9]+)?|\.[0-9]+(e[+-]?[0-9]+)?)(ul|us|uy|u|l|d|n|s|y)?(kb|mb|gb|tb|pb)?$`)
 })
 
+// numberKeepsText reports whether PowerShell passes the bare number s on as the text s: a decimal
+// integer without a sign or a leading zero does (`--index 1` passes "1"); 0x10, 1kb, 007, 1e3
+// and 1.50 do not (they pass 16, 1024, 7, 1000 and 1.5).
+func numberKeepsText(s string) bool {
+	if s == "0" {
+		return true
+	}
+	return len(s) <= 18 && s[0] >= '1' && s[0] <= '9' && strings.Trim(s, "0123456789") == ""
+}
+
 // isPSNumber reports whether a bare word is a number to PowerShell.
 func isPSNumber(s string) bool {
 	t := s
@@ -192,7 +202,7 @@ done:
 		}
 		p.fail("unexpected " + strconv.Quote(string(p.src[p.i])))
 	}
-	if lit && !quoted && isPSNumber(w.Value) {
+	if lit && !quoted && isPSNumber(w.Value) && !numberKeepsText(w.Value) {
 		lit = false // PowerShell passes the number's value, not its text (0x10 is 16)
 	}
 	if !lit {
