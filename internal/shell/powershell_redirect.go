@@ -34,3 +34,15 @@ func (p *psParser) redirect(writes *[]rules.Word) {
 		*writes = append(*writes, w)
 	}
 }
+
+// writesOnly reports an expression whose output is redirected (`'x' > f`) as a call with no
+// command word at at, so that the files it writes are seen, as bash's `> f` is.
+func (p *psParser) writesOnly(at int, writes []rules.Word) {
+	if len(writes) == 0 {
+		return
+	}
+	p.w.calls = append(p.w.calls, rules.Call{
+		NameWord: rules.Word{Pos: at, End: at}, Env: convertEnv(p.s, p.env), Dir: p.dir, DirUnknown: p.dirUnk,
+		Via: p.via, Src: p.s.src, Nested: p.s.nested, Start: at, End: at, Writes: writes,
+	})
+}

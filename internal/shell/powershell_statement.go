@@ -89,12 +89,13 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 	switch {
 	case c == '&' && p.peek(1) != '&', c == '.' && (p.peek(1) == ' ' || p.peek(1) == '\t' || p.peek(1) == '\'' || p.peek(1) == '"'):
 		op := string(c)
+		start := p.i
 		p.i++
 		p.space(false)
 		if p.peek(0) == '{' {
 			// & { … }: the block runs here; it is not a command of its own.
 			p.block()
-			p.expressionTail()
+			p.expressionTail(start)
 			return nil
 		}
 		p.command(op, nil)
@@ -102,8 +103,9 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 	case c == '$' || c == '@' || c == '(' || c == '[' || c == '\'' || c == '"' || c == '-' && p.peek(1) >= '0' && p.peek(1) <= '9' || c >= '0' && c <= '9' || c == '!' || c == ',':
 		return p.expressionStatement(pipeIn)
 	case c == '{':
+		start := p.i
 		p.block()
-		p.expressionTail()
+		p.expressionTail(start)
 		return nil
 	}
 	if r, _ := p.runeAt(p.i); isSingleQuote(r) || isDoubleQuote(r) {
@@ -283,7 +285,7 @@ func (p *psParser) expressionStatement(pipeIn *rules.Word) *rules.Word {
 		}
 	}
 	w := p.word()
-	p.expressionTail()
+	p.expressionTail(start)
 	if p.i > start && w.Literal && w.Pos == start && w.End == p.trimEnd(p.i) {
 		return &w
 	}
@@ -307,12 +309,15 @@ func assignOp(s string) string {
 	return ""
 }
 
-// expressionTail reads the rest of an expression: operands and operators, for the calls in
-// their groups and subexpressions.
-func (p *psParser) expressionTail() {
+// expressionTail reads the rest of an expression that starts at at: operands and operators, for
+// the calls in their groups and subexpressions, and redirections, whose files are reported
+// as written (`'x' > f`).
+func (p *psParser) expressionTail(at int) {
+	var writes []rules.Word
 	for {
 		p.space(false)
 		if p.atEnd() || strings.HasPrefix(p.rest(), "&&") {
+			p.writesOnly(at, writes)
 			return
 		}
 		switch c := p.peek(0); {
@@ -321,7 +326,7 @@ func (p *psParser) expressionTail() {
 		case c == '{':
 			p.block()
 		case c == '>' || c == '<' || c >= '0' && c <= '9' && p.peek(1) == '>' || c == '*' && p.peek(1) == '>':
-			p.redirect(nil)
+			p.redirect(&writes)
 		default:
 			p.word()
 		}
@@ -348,7 +353,7 @@ func (p *psParser) assignment(name, op string) {
 		return
 	}
 	w := p.word()
-	p.expressionTail()
+	p.expressionTail(start)
 	if !isEnv {
 		return
 	}

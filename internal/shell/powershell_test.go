@@ -128,6 +128,11 @@ func TestParsePowerShell(t *testing.T) {
 		{"echo x > .ctxguard.yaml", []string{"echo x writes=.ctxguard.yaml"}},
 		{"az group list 2>&1 >> out.txt", []string{"az group list writes=out.txt"}},
 		{"az group list *> 'all.txt'", []string{"az group list writes=all.txt"}},
+		// An expression's output redirected to a file writes it too.
+		{"'x' > .ctxguard.yaml", []string{`?"" writes=.ctxguard.yaml`}},
+		{"\"a: $(az account show)\" >> .ctxguard.yaml; $x 2>&1 > out.txt", []string{"az account show", `?"" writes=.ctxguard.yaml`, `?"" writes=out.txt`}},
+		{"& { az group list } > out.txt", []string{"az group list", `?"" writes=out.txt`}},
+		{"$y = 'a' > f.txt", []string{`?"" writes=f.txt`}},
 		// Unreadable text is one opaque call, never an error.
 		{"az group list 'unterminated", []string{`?"az group list 'unterminated" ?"az group list 'unterminated" via=powershell (unreadable: unterminated string at byte 27)`}},
 		{"az group list < in.txt", []string{`?"az group list < in.txt" ?"az group list < in.txt" via=powershell (unreadable: the '<' operator is reserved for future use at byte 14)`}},
