@@ -89,6 +89,11 @@ func TestParsePowerShell(t *testing.T) {
 		{"cd infra; terraform plan", []string{"cd infra", "terraform plan dir=infra"}},
 		{"Set-Location -Path ../prod && terraform plan", []string{"set-location -Path ../prod", "terraform plan dir=../prod"}},
 		{"if ($x) { cd a }; terraform plan", []string{"cd a", "terraform plan dir=?"}},
+		{`cd C:\work\infra; terraform plan`, []string{`cd "C:\\work\\infra"`, "terraform plan dir=C:/work/infra"}},
+		{`if ($x) { cd a }; Set-Location D:/x; cd ..\..; cd \w; cd y; terraform plan`, []string{"cd a", "set-location D:/x dir=?", `cd "..\\.." dir=D:/x`, `cd "\\w" dir=D:/`, "cd y dir=D:/w", "terraform plan dir=D:/w/y"}},
+		{"cd C:; terraform plan", []string{"cd C:", "terraform plan dir=?"}},
+		{`cd HKLM:\Software; terraform plan`, []string{`cd "HKLM:\\Software"`, "terraform plan dir=?"}},
+		{`cd \\server\share; terraform plan`, []string{`cd "\\\\server\\share"`, "terraform plan dir=?"}},
 		// Strings run again: iex, pwsh -Command, bash -c.
 		{"iex 'az group delete -n x'", []string{`iex "az group delete -n x"`, "az group delete -n x via=iex nested"}},
 		{"Invoke-Expression -Command \"kubectl get pods\"", []string{`invoke-expression -Command "kubectl get pods"`, "kubectl get pods via=iex nested"}},
