@@ -113,8 +113,9 @@ func (p *psParser) peek(k int) byte {
 func (p *psParser) rest() string { return p.src[p.i:] }
 
 // command reads a command from its name word and hands it to the wrapper resolver. op is the
-// call operator, if any.
-func (p *psParser) command(op string, pipeIn *rules.Word) {
+// call operator, if any. It returns what the command writes to the pipeline when that is
+// literal: Write-Output's literal arguments, one a line.
+func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 	words := []rules.Word{p.word()}
 	var writes []rules.Word
 	for {
@@ -142,6 +143,17 @@ func (p *psParser) command(op string, pipeIn *rules.Word) {
 	first := len(p.w.calls)
 	p.w.resolve(&command{reader: &psCommand{p: p, words: words, pipeIn: pipeIn}, words: words, s: p.s}, 0, len(words), ch)
 	p.w.calls[first].Writes = writes
+	if n := psCommandName(words[0]); (n == "echo" || n == "write-output") && len(words) > 1 && len(writes) == 0 {
+		out := make([]string, 0, len(words)-1)
+		for _, a := range words[1:] {
+			if !a.Literal || psFlag(a) {
+				return nil
+			}
+			out = append(out, a.Value)
+		}
+		return &rules.Word{Value: strings.Join(out, "\n"), Literal: true}
+	}
+	return nil
 }
 
 // psCommand is the PowerShell reader's side of a command, for the wrapper resolver.

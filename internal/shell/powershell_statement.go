@@ -71,19 +71,22 @@ func (p *psParser) pipeline() {
 
 // psKeyword reports whether a lowercased bare word starts a compound statement. A switch, not a
 // map: a map literal would be built at package init on every hook run, PowerShell or not.
+// parallel, sequence and inlinescript are keywords only inside a workflow; elsewhere they are
+// commands (GNU parallel), and a workflow's blocks are read as a command's arguments.
 func psKeyword(s string) bool {
 	switch s {
 	case "if", "elseif", "else", "while", "do", "until", "for", "foreach", "switch", "try", "catch",
 		"finally", "trap", "function", "filter", "workflow", "param", "begin", "process", "end", "clean",
 		"dynamicparam", "data", "class", "enum", "using", "return", "throw", "exit", "break", "continue",
-		"configuration", "parallel", "sequence", "inlinescript":
+		"configuration":
 		return true
 	}
 	return false
 }
 
 // element reads one pipeline element: a command, an assignment, a keyword statement or an
-// expression. It returns the element's value when it is a lone literal string (for `'…' | iex`).
+// expression. It returns what the element writes to the pipeline when that is literal text (a
+// lone literal string, or Write-Output of literals), for `'…' | iex` and `echo '…' | bash`.
 func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 	c := p.peek(0)
 	switch {
@@ -98,8 +101,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 			p.expressionTail(start)
 			return nil
 		}
-		p.command(op, nil)
-		return nil
+		return p.command(op, nil)
 	case c == '$' || c == '@' || c == '(' || c == '[' || c == '\'' || c == '"' || c == '-' && p.peek(1) >= '0' && p.peek(1) <= '9' || c >= '0' && c <= '9' || c == '!' || c == ',':
 		return p.expressionStatement(pipeIn)
 	case c == '{':
@@ -122,8 +124,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 		p.keyword(kw)
 		return nil
 	}
-	p.command("", pipeIn)
-	return nil
+	return p.command("", pipeIn)
 }
 
 // keyword reads the rest of a compound statement: conditions and bodies are read for the calls
