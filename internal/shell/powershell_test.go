@@ -114,6 +114,10 @@ func TestParsePowerShell(t *testing.T) {
 		// -EncodedCommand is base64 of UTF-16LE text; what cannot be decoded is opaque.
 		{"pwsh -EncodedCommand " + encodePS("az group delete -n x"), []string{"pwsh -EncodedCommand " + encodePS("az group delete -n x"), "az group delete -n x via=pwsh -EncodedCommand nested"}},
 		{"powershell.exe -NoP -enc " + encodePS("$env:X='1'; kubectl get pods"), []string{"powershell -NoP -enc " + encodePS("$env:X='1'; kubectl get pods"), "kubectl get pods env[X:=1] via=powershell -EncodedCommand nested"}},
+		{"pwsh -ex Bypass -wd C:\\x -co 'az group list'", []string{`pwsh -ex Bypass -wd "C:\\x" -co "az group list"`, "az group list via=pwsh -Command nested"}},
+		{"pwsh -e " + encodePS("az group list"), []string{"pwsh -e " + encodePS("az group list"), "az group list via=pwsh -EncodedCommand nested"}},
+		{"'az group list' | pwsh -NoProfile -Command -", []string{"pwsh -NoProfile -Command -", "az group list via=| pwsh nested"}},
+		{"'az group list' | powershell -", []string{"powershell -", "az group list via=| powershell nested"}},
 		{"pwsh -ec 'not base64!'", []string{`pwsh -ec "not base64!"`, `?"pwsh -ec 'not base64!'" ?"pwsh -ec 'not base64!'" via=pwsh -EncodedCommand`}},
 		// A script file's content is not known, as for bash FILE.
 		{"pwsh -File deploy.ps1 -Env prod", []string{"pwsh -File deploy.ps1 -Env prod"}},
@@ -251,7 +255,9 @@ func TestRewritePowerShell(t *testing.T) {
 }
 
 func FuzzParsePowerShell(f *testing.F) {
-	for _, s := range []string{"az group list", "iex 'az x'", "& { az }", "@'\nx\n'@", "$env:A='b'; az", "a `\n b", "<# x #>", "\"$(az x)\"", "--% a b"} {
+	for _, s := range []string{"az group list", "iex 'az x'", "& { az }", "@'\nx\n'@", "$env:A='b'; az", "a `\n b", "<# x #>", "\"$(az x)\"", "--% a b",
+		"sudo -E env A=1 az x", "wsl -e az x", "bash -lc 'az x; cd a'", "pwsh -enc YQB6AA==", "pwsh -c 'iex ''az x'''", "cmd /c 'az x'",
+		"'x' > f", `cd C:\x; cd ..; az`, "echo 'az x' | bash", "'az' | xargs -I{} sh -c {}", "find . -exec az {} ';'"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

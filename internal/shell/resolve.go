@@ -193,11 +193,16 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 			keepEnv = true
 		case slices.Contains(k.emptyEnv, opt):
 			next.env = nil
-		case val == nil:
-			if slices.Contains(k.replace, opt) {
-				repl = "{}"
+		case slices.Contains(k.viaSh, opt):
+			noSh = true
+		case slices.Contains(k.argFile, opt):
+			fromFile = true
+		case slices.Contains(k.replace, opt):
+			repl = "{}"
+			if val != nil {
+				repl = val.Value
 			}
-			noSh = noSh || slices.Contains(k.viaSh, opt)
+		case val == nil: // the options below need their value
 		case slices.Contains(k.unsetEnv, opt):
 			next.env = removeName(next.env, val.Value)
 		case slices.Contains(k.chdir, opt):
@@ -208,10 +213,6 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		case slices.Contains(k.split, opt):
 			p := valuePiece(val, at)
 			split = &p
-		case slices.Contains(k.replace, opt):
-			repl = val.Value
-		case slices.Contains(k.argFile, opt):
-			fromFile = true
 		}
 	})
 	if noCmd {

@@ -92,40 +92,38 @@ type shellGrammar struct {
 
 var posixShell = shellGrammar{lang: bashDialect}
 
-var (
-	sudoNoCmd = []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "-K", "--remove-timestamp", "-h", "--help", "-L"}
-	// pwsh's parameters, in the order its parser tries them: the first whose name the word is a
-	// prefix of, at least as long as its shortest form, wins; aliases match exactly. See
-	// https://learn.microsoft.com/powershell/module/microsoft.powershell.core/about/about_pwsh
-	// and about_PowerShell_exe.
-	pwshParams = []pwshParam{
-		{name: "help", min: "h", alias: "?"},
-		{name: "login", min: "l"},
-		{name: "configurationfile", min: "configurationfile", does: pwshValue},
-		{name: "configurationname", min: "config", does: pwshValue},
-		{name: "custompipename", min: "cus", does: pwshValue},
-		{name: "command", min: "c", does: pwshCommand, label: "-Command"},
-		{name: "commandwithargs", min: "commandw", alias: "cwa", does: pwshCommandWithArgs, label: "-CommandWithArgs"},
-		{name: "windowstyle", min: "w", does: pwshValue},
-		{name: "file", min: "f", does: pwshFile},
-		{name: "executionpolicy", min: "ex", alias: "ep", does: pwshValue},
-		{name: "encodedcommand", min: "e", alias: "ec", does: pwshEncoded, label: "-EncodedCommand"},
-		{name: "encodedarguments", min: "encodeda", alias: "ea", does: pwshValue},
-		{name: "settingsfile", min: "settings", does: pwshValue},
-		{name: "workingdirectory", min: "wo", alias: "wd", does: pwshValue},
-		{name: "outputformat", min: "o", alias: "of", does: pwshValue},
-		{name: "inputformat", min: "in", alias: "if", does: pwshValue},
-		{name: "version", min: "v", does: pwshValue},
-		{name: "psconsolefile", min: "psconsolefile", does: pwshValue},
-	}
-)
+// pwsh's parameters, in the order its parser tries them: the first whose name the word is a
+// prefix of, at least as long as its shortest form, wins; aliases match exactly. See
+// https://learn.microsoft.com/powershell/module/microsoft.powershell.core/about/about_pwsh
+// and about_PowerShell_exe.
+var pwshParams = [...]pwshParam{
+	{name: "help", min: "h", alias: "?"},
+	{name: "login", min: "l"},
+	{name: "configurationfile", min: "configurationfile", does: pwshValue},
+	{name: "configurationname", min: "config", does: pwshValue},
+	{name: "custompipename", min: "cus", does: pwshValue},
+	{name: "command", min: "c", does: pwshCommand, label: "-Command"},
+	{name: "commandwithargs", min: "commandw", alias: "cwa", does: pwshCommandWithArgs, label: "-CommandWithArgs"},
+	{name: "windowstyle", min: "w", does: pwshValue},
+	{name: "file", min: "f", does: pwshFile},
+	{name: "executionpolicy", min: "ex", alias: "ep", does: pwshValue},
+	{name: "encodedcommand", min: "e", alias: "ec", does: pwshEncoded, label: "-EncodedCommand"},
+	{name: "encodedarguments", min: "encodeda", alias: "ea", does: pwshValue},
+	{name: "settingsfile", min: "settings", does: pwshValue},
+	{name: "workingdirectory", min: "wo", alias: "wd", does: pwshValue},
+	{name: "outputformat", min: "o", alias: "of", does: pwshValue},
+	{name: "inputformat", min: "in", alias: "if", does: pwshValue},
+	{name: "version", min: "v", does: pwshValue},
+	{name: "psconsolefile", min: "psconsolefile", does: pwshValue},
+}
 
 // wrappers is the table. Names are as the reader of the dialect normalises them (PowerShell's
 // lowercased).
 var wrappers = []wrapper{
 	{names: []string{"sudo"}, in: anyDialect, opts: opts{val: "ugpCDrtTUR", long: []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host"}},
-		assigns: true, noCmd: sudoNoCmd, clearEnv: true, keepEnv: []string{"-E", "--preserve-env"}, chdir: []string{"-D", "--chdir"}},
-	{names: []string{"doas"}, in: anyDialect, opts: opts{val: "uC"}, noCmd: append([]string{"-C"}, sudoNoCmd...), clearEnv: true},
+		assigns: true, noCmd: []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "-K", "--remove-timestamp", "-h", "--help", "-L"}, clearEnv: true, keepEnv: []string{"-E", "--preserve-env"}, chdir: []string{"-D", "--chdir"}},
+	// doas -C checks a configuration (and a command against it), -L forgets a password.
+	{names: []string{"doas"}, in: anyDialect, opts: opts{val: "uCa"}, noCmd: []string{"-C", "-L"}, clearEnv: true},
 	{names: []string{"env"}, in: anyDialect, opts: opts{val: "uCSPa", long: []string{"--unset", "--chdir", "--split-string", "--argv0"}},
 		assigns: true, noCmd: []string{"--help", "--version", "--list-signal-handling"}, emptyEnv: []string{"-i", "--ignore-environment"},
 		unsetEnv: []string{"-u", "--unset"}, chdir: []string{"-C", "--chdir"}, dashEmpty: true, split: []string{"-S", "--split-string"}},
@@ -169,8 +167,8 @@ var wrappers = []wrapper{
 	// cmd.exe /c "…" (or /k): see cmdDialect.
 	{names: []string{"cmd"}, label: "cmd /c", in: anyDialect, runs: runsJoined, marker: []string{"/c", "/k"}, lang: cmdDialect},
 	{names: []string{"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish"}, in: anyDialect, runs: runsShell, shell: &posixShell},
-	{names: []string{"pwsh"}, in: anyDialect, runs: runsShell, shell: &shellGrammar{lang: psDialect, params: pwshParams}},
-	{names: []string{"powershell"}, in: anyDialect, runs: runsShell, shell: &shellGrammar{lang: psDialect, params: pwshParams, bareCommand: true}},
+	{names: []string{"pwsh"}, in: anyDialect, runs: runsShell, shell: &shellGrammar{lang: psDialect, params: pwshParams[:]}},
+	{names: []string{"powershell"}, in: anyDialect, runs: runsShell, shell: &shellGrammar{lang: psDialect, params: pwshParams[:], bareCommand: true}},
 	{names: []string{"source", "."}, in: bashDialect, runs: runsSource, sameShell: true},
 	{names: []string{"invoke-expression", "iex"}, in: psDialect, runs: runsFirst, lang: psDialect, script: []string{"-command"}, scriptLabel: "iex"},
 	// What these run is a string or a path that ctxguard does not follow; a script block given
