@@ -475,7 +475,10 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		w.redirOnly(f, st, sc)
 		return
 	}
-	cmd := &command{reader: &bashCommand{f: f, sc: sc, syn: ce.Args, stmt: st, pipeIn: pipeIn}, words: make([]rules.Word, len(ce.Args)), s: f.s}
+	// The reader and the command it reads are one allocation.
+	bc := &bashCommand{f: f, sc: sc, syn: ce.Args, stmt: st, pipeIn: pipeIn}
+	bc.cmd = command{reader: bc, words: make([]rules.Word, len(ce.Args)), s: f.s}
+	cmd := &bc.cmd
 	for i, a := range ce.Args {
 		cmd.words[i] = f.word(a, false)
 	}
@@ -500,6 +503,7 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 
 // bashCommand is the bash reader's side of a simple command, for the wrapper resolver.
 type bashCommand struct {
+	cmd    command
 	f      frame
 	sc     *scope
 	syn    []*syntax.Word // parallel to the command's words

@@ -224,7 +224,7 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 	if k.dirUnknown {
 		next.dir, next.dirUnknown = "", true
 	}
-	if k.dashEmpty && st.lit(j) == "-" && j < end {
+	if k.dashEmpty && st.lit(j) == "-" {
 		next.env = nil
 		j++
 	}
@@ -234,11 +234,7 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		return
 	case split != nil:
 		// `env -S 'cmd args'` splits the string into words: close enough to a script.
-		ps := []piece{*split}
-		for m := j; m < end; m++ {
-			ps = append(ps, wordPiece(m))
-		}
-		w.readPieces(st, k.lang, scriptLabel(k, st.name, k.split), same, ps...)
+		w.readPieces(st, k.lang, scriptLabel(k, st.name, k.split), same, append([]piece{*split}, wordPieces(j, end)...)...)
 		return
 	}
 	j = min(j+k.skip, end)
@@ -598,12 +594,12 @@ func scanOpts(words []rules.Word, i, end int, o opts, permute bool, fn func(opt 
 		for k := 1; k < len(v); k++ {
 			c := v[k]
 			opt := "-" + v[k:k+1]
-			attached := &rules.Word{Value: v[k+1:], Literal: true, Pos: wd.Pos, End: wd.End}
+			attached := func() *rules.Word { return &rules.Word{Value: v[k+1:], Literal: true, Pos: wd.Pos, End: wd.End} }
 			switch {
 			case strings.IndexByte(o.val, c) >= 0:
 				switch {
 				case k+1 < len(v):
-					fn(opt, attached, -1)
+					fn(opt, attached(), -1)
 				case i < end:
 					fn(opt, &words[i], i)
 					i++
@@ -612,7 +608,7 @@ func scanOpts(words []rules.Word, i, end int, o opts, permute bool, fn func(opt 
 				}
 			case strings.IndexByte(o.opt, c) >= 0:
 				if k+1 < len(v) {
-					fn(opt, attached, -1)
+					fn(opt, attached(), -1)
 				} else {
 					fn(opt, nil, -1)
 				}

@@ -1,8 +1,6 @@
 package shell
 
-import (
-	"sync"
-)
+import "sync"
 
 // A wrapper is a command that runs another command, or a string as a script, or that changes the
 // state of the shell it runs in: sudo, env, xargs, find -exec, bash -c, pwsh -Command, eval,
@@ -33,8 +31,8 @@ type wrapper struct {
 	sameShell  bool     // what it runs acts on this shell: cd and export in it stay (command, eval, source)
 
 	// Arguments and input.
-	appends  bool     // it appends arguments to the command (xargs, find -exec, parallel)
-	noStdin  bool     // the command does not read the statement's stdin
+	appends  bool     // it appends arguments to the command, which reads no stdin then (xargs, find -exec)
+	noStdin  bool     // the command does not read the statement's stdin (watch)
 	replace  []string // options whose value is the string replaced by each input (xargs -I); {} without one
 	argFile  []string // options that take the arguments from a file, not from stdin (xargs -a)
 	execOpts []string // find -exec: each run of words after one of these, up to ";", is a command
@@ -141,15 +139,15 @@ var wrappers = []wrapper{
 	{names: []string{"watch"}, in: anyDialect, opts: opts{val: "nqs", long: []string{"--interval", "--equexit", "--shotsdir"}},
 		viaSh: []string{"-x", "--exec"}, noStdin: true},
 	{names: []string{"xargs"}, in: anyDialect, opts: opts{val: "adEILnPs", opt: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
-		noCmd: []string{"--help", "--version"}, appends: true, noStdin: true, replace: []string{"-I", "-i", "--replace"}, argFile: []string{"-a", "--arg-file"}},
-	{names: []string{"parallel"}, in: anyDialect, runs: runsParallel, appends: true, noStdin: true, opts: opts{val: "aCdEIjPLnNSsJ", long: []string{
+		noCmd: []string{"--help", "--version"}, appends: true, replace: []string{"-I", "-i", "--replace"}, argFile: []string{"-a", "--arg-file"}},
+	{names: []string{"parallel"}, in: anyDialect, runs: runsParallel, appends: true, opts: opts{val: "aCdEIjPLnNSsJ", long: []string{
 		"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--block", "--colsep", "--delimiter", "--env", "--jobs",
 		"--joblog", "--max-lines", "--max-args", "--max-replace-args", "--results", "--res", "--sshlogin", "--sshloginfile", "--slf",
 		"--max-chars", "--tagstring", "--tag-string", "--tmpdir", "--timeout", "--wd", "--workdir", "--delay", "--retries",
 		"--memfree", "--load", "--nice", "--termseq", "--halt", "--limit", "--return", "--transferfile", "--tf", "--profile",
 		"--semaphorename", "--id"}}},
-	{names: []string{"find"}, in: anyDialect, runs: runsExec, execOpts: []string{"-exec", "-execdir", "-ok", "-okdir"}, plusEnds: true, appends: true, noStdin: true},
-	{names: []string{"fd", "fdfind"}, label: "fd", in: anyDialect, runs: runsExec, execOpts: []string{"-x", "--exec", "-X", "--exec-batch"}, appends: true, noStdin: true},
+	{names: []string{"find"}, in: anyDialect, runs: runsExec, execOpts: []string{"-exec", "-execdir", "-ok", "-okdir"}, plusEnds: true, appends: true},
+	{names: []string{"fd", "fdfind"}, label: "fd", in: anyDialect, runs: runsExec, execOpts: []string{"-x", "--exec", "-X", "--exec-batch"}, appends: true},
 	{names: []string{"trap"}, in: bashDialect, runs: runsHandler},
 	// The words after the host are joined and run by the remote user's shell.
 	{names: []string{"ssh"}, in: anyDialect, runs: runsJoined, opts: opts{val: "BbcDEeFIiJLlmOopQRSWw"}, skip: 1, clearEnv: true, dirUnknown: true},
