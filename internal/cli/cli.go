@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/spf13/pflag"
 )
 
@@ -31,7 +30,7 @@ type command struct {
 type ctx struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	env            guard.Env
+	env            paths.Env
 	getwd          func() (string, error)
 }
 
@@ -54,7 +53,7 @@ func (e exitError) Error() string { return e.msg }
 
 // Main runs ctxguard with args (without the program name) and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &ctx{stdin: stdin, stdout: stdout, stderr: stderr, env: guard.OSEnv(runtime.GOOS), getwd: os.Getwd}
+	c := &ctx{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd}
 	return c.main(args)
 }
 

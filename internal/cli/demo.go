@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/builtin"
-	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 func init() {
@@ -40,7 +40,7 @@ func runDemo(c *ctx, args []string) error {
 	}
 	home := filepath.Join(dir, "home")
 	vars := map[string]string{"HOME": home, "CTXGUARD_MANAGED_POLICY": filepath.Join(dir, "no-managed-policy.yaml")}
-	demo := &ctx{stderr: c.stderr, env: guard.Env{Home: home, OS: c.env.OS, Lookup: func(k string) (string, bool) {
+	demo := &ctx{stderr: c.stderr, env: paths.Env{Home: home, OS: c.env.OS, Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}}

@@ -126,7 +126,7 @@ func (d *doctor) policies(wd string, cat *providers.Catalog) {
 	if cat != nil {
 		names = cat.Names()
 	}
-	layers, err := policy.Layers(guard.PolicyOptions(wd, d.c.env, names))
+	layers, err := policy.Layers(policy.Options{Cwd: wd, Env: d.c.env, Providers: names})
 	if err != nil {
 		d.fail(err.Error(), "make the file readable; until then the hook denies every command")
 		return

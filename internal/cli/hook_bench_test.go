@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 // BenchmarkHook is one hook run in process: reading the payload, deciding, answering. The
@@ -19,7 +19,7 @@ func BenchmarkHook(b *testing.B) {
 		b.Fatal(err)
 	}
 	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(b.TempDir(), "none"), "XDG_STATE_HOME": b.TempDir()}
-	env := guard.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
+	env := paths.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}

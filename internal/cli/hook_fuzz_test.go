@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 // hookSeeds are payloads of every harness shape, well formed and not.
@@ -49,7 +49,7 @@ func FuzzHook(f *testing.F) {
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
 		"XDG_STATE_HOME":          f.TempDir(),
 	}
-	env := guard.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
+	env := paths.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}

@@ -146,7 +146,7 @@ func (c *ctx) defaultFiles() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	layers, err := policy.Layers(guard.PolicyOptions(wd, c.env, nil))
+	layers, err := policy.Layers(policy.Options{Cwd: wd, Env: c.env})
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +156,11 @@ func (c *ctx) defaultFiles() ([]string, error) {
 			files = append(files, l.File)
 		}
 	}
-	more, _ := filepath.Glob(filepath.Join(guard.ProvidersDir(c.env), "*.yaml"))
-	return append(files, more...), nil
+	if dir := c.env.ProvidersDir(); dir != "" {
+		more, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		files = append(files, more...)
+	}
+	return files, nil
 }
 
 // sorted lists the problems of one file in the order of their positions.

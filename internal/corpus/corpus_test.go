@@ -2,7 +2,6 @@ package corpus_test
 
 import (
 	"fmt"
-	"github.com/ctxguard/ctxguard/internal/corpus"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/corpus"
+	"github.com/ctxguard/ctxguard/internal/paths"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/shell"
@@ -40,7 +42,7 @@ destructive: deny
 
 // machine is a throwaway home holding the state of every built-in provider (a copy of
 // internal/guard/testdata/machine/home) and the policy above, and a repository folder in it.
-func machine(t *testing.T) (guard.Env, string) {
+func machine(t *testing.T) (paths.Env, string) {
 	home := t.TempDir()
 	src := filepath.Join("..", "guard", "testdata", "machine", "home")
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -74,7 +76,7 @@ func machine(t *testing.T) (guard.Env, string) {
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(home, "no-managed-policy.yaml"),
 		"XDG_STATE_HOME":          filepath.Join(home, ".local", "state"),
 	}
-	return guard.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
+	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}, repo

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -48,7 +49,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
-	env := guard.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
+	env := paths.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}

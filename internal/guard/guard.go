@@ -5,31 +5,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
 )
-
-// Env is the hook's own environment.
-type Env struct {
-	Lookup func(string) (string, bool)
-	Home   string
-	OS     string
-}
-
-// OSEnv is the process's environment.
-func OSEnv(goos string) Env {
-	home, _ := os.UserHomeDir()
-	if h, ok := os.LookupEnv("HOME"); ok {
-		home = h
-	}
-	return Env{Lookup: os.LookupEnv, Home: home, OS: goos}
-}
 
 // Outcome is a decision and everything that explains it.
 type Outcome struct {
@@ -61,14 +45,14 @@ type Outcome struct {
 
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
 // reason names the cause, because a guard that errors out is a guard that lets the call through.
-func Decide(req rules.Request, env Env) Outcome {
+func Decide(req rules.Request, env paths.Env) Outcome {
 	out := Outcome{Input: req.Command, Command: req.Command, Cwd: req.Cwd}
 	cat, err := catalog(env)
 	if err != nil {
 		return out.deny("provider.error", err)
 	}
 	names := cat.Names()
-	popts := policy.Options{Cwd: req.Cwd, Home: env.Home, Env: env.Lookup, OS: env.OS, Providers: names}
+	popts := policy.Options{Cwd: req.Cwd, Env: env, Providers: names}
 	pol, err := policy.Load(popts)
 	if err != nil {
 		return out.deny("policy.error", err)
@@ -133,15 +117,18 @@ func fixes(calls []rules.CallTrace) string {
 	return fmt.Sprint(out)
 }
 
-// catalog holds the built-in providers and the user's, from
-// ${XDG_CONFIG_HOME:-~/.config}/ctxguard/providers/*.yaml. A user file may add a CLI but not
-// replace a built-in one: two files with one name are an error, never a silent override.
-func catalog(env Env) (*providers.Catalog, error) {
+// catalog holds the built-in providers and the user's, from the providers folder
+// (paths.Env.ProvidersDir). A user file may add a CLI but not replace a built-in one: two files
+// with one name are an error, never a silent override.
+func catalog(env paths.Env) (*providers.Catalog, error) {
 	cat := providers.NewCatalog()
 	if err := cat.AddSpecs(builtin.Specs()); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(configHome(env), "ctxguard", "providers")
+	dir := env.ProvidersDir()
+	if dir == "" {
+		return cat, nil
+	}
 	if _, err := os.Stat(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return cat, nil
@@ -178,12 +165,4 @@ func specsFor(cat *providers.Catalog, calls []rules.Call) []*providers.Spec {
 		}
 	}
 	return out
-}
-
-// configHome is ${XDG_CONFIG_HOME:-~/.config}.
-func configHome(env Env) string {
-	if v, ok := env.Lookup("XDG_CONFIG_HOME"); ok && v != "" {
-		return v
-	}
-	return filepath.Join(env.Home, ".config")
 }

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
 // machine returns the environment of testdata/machine: a repository with a policy for all six
 // built-in providers and each one's state, as the real CLIs write it.
-func machine(t testing.TB) (guard.Env, string) {
+func machine(t testing.TB) (paths.Env, string) {
 	root, err := filepath.Abs(filepath.Join("testdata", "machine"))
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +24,7 @@ func machine(t testing.TB) (guard.Env, string) {
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
 		"XDG_STATE_HOME":          t.TempDir(),
 	}
-	return guard.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
+	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}, filepath.Join(root, "repo")

@@ -1,11 +1,8 @@
 package guard
 
 import (
-	"path/filepath"
-
 	"github.com/ctxguard/ctxguard/builtin"
-
-	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/providers"
 )
 
@@ -13,17 +10,7 @@ import (
 // they report is what a hook run sees.
 
 // Catalog returns the providers a hook run knows: the built-in ones and the user's.
-func Catalog(env Env) (*providers.Catalog, error) { return catalog(env) }
-
-// ProvidersDir is the folder of the user's provider files,
-// ${XDG_CONFIG_HOME:-~/.config}/ctxguard/providers.
-func ProvidersDir(env Env) string { return filepath.Join(configHome(env), "ctxguard", "providers") }
-
-// PolicyOptions are the options Decide loads the policy with for a command run in cwd; names
-// are the known providers.
-func PolicyOptions(cwd string, env Env, names []string) policy.Options {
-	return policy.Options{Cwd: cwd, Home: env.Home, Env: env.Lookup, OS: env.OS, Providers: names}
-}
+func Catalog(env paths.Env) (*providers.Catalog, error) { return catalog(env) }
 
 // State is one provider's active context, as a call of its CLI in the directory would see it
 // with no flag and no variable set on the call.
@@ -37,7 +24,7 @@ type State struct {
 // States resolves every provider's active context for a call in dir, in catalog order. A spec
 // that does not parse or a state file that cannot be read is reported in its State, not as an
 // error: the others are still worth showing.
-func States(cat *providers.Catalog, dir string, env Env) []State {
+func States(cat *providers.Catalog, dir string, env paths.Env) []State {
 	r := providers.NewReader()
 	var out []State
 	for _, name := range cat.Names() {

@@ -2,8 +2,8 @@ package guard
 
 import (
 	"fmt"
-	"path/filepath"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/session"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -24,12 +24,16 @@ type memory struct {
 
 // openMemory returns the session's memory, or nil when there is none to use: no session id, or
 // a policy that turns it off (which the note then says).
-func openMemory(req rules.Request, env Env, pol *rules.Policy) (*memory, string) {
+func openMemory(req rules.Request, env paths.Env, pol *rules.Policy) (*memory, string) {
 	if req.Session == "" {
 		return nil, ""
 	}
 	if pol.Forget {
 		return nil, fmt.Sprintf("session memory is off (session: {remember: false} in %s), so calls are bound to the active context, not to this session's last switch", pol.ForgetSrc)
+	}
+	dir := env.StateDir()
+	if dir == "" {
+		return nil, "session memory is off: there is no state folder (no home directory and no absolute XDG_STATE_HOME), so calls are bound to the active context, not to this session's last switch"
 	}
 	m := &memory{store: store(env), keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
 	if req.Agent != "" {
@@ -64,7 +68,7 @@ func (m *memory) recall(provider, scope string) (rules.Switched, bool) {
 // the session's next command may come right after that. A switch the user then declines stays
 // remembered; it was allowed, so the worst it does is bind a later command to an allowed context
 // the session asked for. explain never calls it.
-func Remember(req rules.Request, env Env, o Outcome) error {
+func Remember(req rules.Request, env paths.Env, o Outcome) error {
 	if !o.Remember || o.Verdict > rules.VerdictRewrite || len(o.Switches) == 0 {
 		return nil
 	}
@@ -78,14 +82,7 @@ func sessionKeys(req rules.Request) []string {
 	return []string{req.Session + "\x00" + req.Agent, req.Session}
 }
 
-// store is the memory under ${XDG_STATE_HOME:-~/.local/state} (%LOCALAPPDATA% on Windows, where
-// XDG is not a convention). A relative XDG_STATE_HOME is invalid per the XDG spec and ignored.
-func store(env Env) *session.Store {
-	dir := filepath.Join(env.Home, ".local", "state")
-	if v, ok := env.Lookup("XDG_STATE_HOME"); ok && filepath.IsAbs(v) {
-		dir = v
-	} else if v, ok := env.Lookup("LOCALAPPDATA"); ok && env.OS == "windows" && v != "" {
-		dir = v
-	}
-	return &session.Store{Dir: session.Dir(dir)}
+// store is the memory in the state folder (paths.Env.StateDir).
+func store(env paths.Env) *session.Store {
+	return &session.Store{Dir: session.Dir(env.StateDir())}
 }

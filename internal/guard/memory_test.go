@@ -5,37 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
-
-func TestStoreDir(t *testing.T) {
-	tests := []struct {
-		name string
-		env  map[string]string
-		os   string
-		want string
-	}{
-		{"XDG_STATE_HOME", map[string]string{"XDG_STATE_HOME": "/state"}, "linux", "/state/ctxguard/sessions"},
-		{"a relative XDG_STATE_HOME is ignored", map[string]string{"XDG_STATE_HOME": "state"}, "linux", "/home/u/.local/state/ctxguard/sessions"},
-		{"default", nil, "darwin", "/home/u/.local/state/ctxguard/sessions"},
-		{"LOCALAPPDATA on Windows", map[string]string{"LOCALAPPDATA": "/appdata"}, "windows", "/appdata/ctxguard/sessions"},
-		{"LOCALAPPDATA elsewhere is not XDG", map[string]string{"LOCALAPPDATA": "/appdata"}, "linux", "/home/u/.local/state/ctxguard/sessions"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := Env{Home: "/home/u", OS: tt.os, Lookup: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
-			if got := store(env).Dir; got != filepath.FromSlash(tt.want) {
-				t.Errorf("store dir = %s, want %s", got, tt.want)
-			}
-		})
-	}
-}
 
 // TestRememberOnlyWhatRuns checks that only a line the hook lets run is remembered, only with
 // memory on, and for a subagent apart from its session.
 func TestRememberOnlyWhatRuns(t *testing.T) {
 	dir := t.TempDir()
-	env := Env{Home: dir, OS: "linux", Lookup: func(k string) (string, bool) {
+	env := paths.Env{Home: dir, OS: "linux", Lookup: func(k string) (string, bool) {
 		if k == "XDG_STATE_HOME" {
 			return dir, true
 		}

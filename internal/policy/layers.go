@@ -1,7 +1,5 @@
 package policy
 
-import "runtime"
-
 // Layer is where one layer's policy file is looked for, and whether it is there.
 type Layer struct {
 	Name string // Managed, User or Project
@@ -14,17 +12,11 @@ type Layer struct {
 // Layers returns the three layers for o in merge order, found or not, so that `ctxguard doctor`
 // can say where each file would be. It fails like Load when a file's presence cannot be known.
 func Layers(o Options) ([]Layer, error) {
-	if o.Env == nil {
-		o.Env = func(string) (string, bool) { return "", false }
-	}
-	if o.OS == "" {
-		o.OS = runtime.GOOS
-	}
 	files, err := find(o)
 	if err != nil {
 		return nil, err
 	}
-	out := []Layer{{Name: Managed, File: managedFile(o)}, {Name: User, File: userFile(o)}, {Name: Project}}
+	out := []Layer{{Name: Managed, File: o.ManagedPolicy()}, {Name: User, File: o.UserPolicy()}, {Name: Project}}
 	for _, f := range files {
 		for i := range out {
 			if out[i].Name == f.Layer {

@@ -6,10 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -17,12 +17,10 @@ import (
 // than read from the process, so that tests (and `ctxguard explain --cwd`) never touch the real
 // home directory or /etc.
 type Options struct {
-	Cwd  string // the command's working directory (absolute)
-	Home string
-	// Env reads an environment variable: XDG_CONFIG_HOME, CTXGUARD_MANAGED_POLICY, ProgramData.
-	// nil reads none.
-	Env func(string) (string, bool)
-	OS  string // runtime.GOOS; "" is the running system
+	Cwd string // the command's working directory (absolute)
+	// Env says where the managed and user policy files are (see package paths), and where the
+	// project walk stops (Home).
+	paths.Env
 	// Providers are the known provider names: contexts.<name> for any other name is an error, so
 	// that a misspelt provider does not silently guard nothing.
 	Providers []string
@@ -63,16 +61,10 @@ func Load(o Options) (*rules.Policy, error) {
 // find returns the policy files that exist for o, in layer order. A file that exists but cannot
 // be examined is an error that names it.
 func find(o Options) ([]rules.PolicyFile, error) {
-	if o.Env == nil {
-		o.Env = func(string) (string, bool) { return "", false }
-	}
-	if o.OS == "" {
-		o.OS = runtime.GOOS
-	}
 	var files []rules.PolicyFile
 	for _, c := range []rules.PolicyFile{
-		{Layer: Managed, File: managedFile(o)},
-		{Layer: User, File: userFile(o)},
+		{Layer: Managed, File: o.ManagedPolicy()},
+		{Layer: User, File: o.UserPolicy()},
 	} {
 		if c.File == "" {
 			continue
@@ -93,35 +85,6 @@ func find(o Options) ([]rules.PolicyFile, error) {
 		files = append(files, rules.PolicyFile{Layer: Project, File: project})
 	}
 	return files, nil
-}
-
-// managedFile is $CTXGUARD_MANAGED_POLICY (for tests and unusual installs), else the system-wide
-// path an administrator or MDM writes to.
-func managedFile(o Options) string {
-	if v, ok := o.Env("CTXGUARD_MANAGED_POLICY"); ok && v != "" {
-		return v
-	}
-	if o.OS == "windows" {
-		dir, ok := o.Env("ProgramData")
-		if !ok || dir == "" {
-			dir = `C:\ProgramData`
-		}
-		return filepath.Join(dir, "ctxguard", "policy.yaml")
-	}
-	return "/etc/ctxguard/policy.yaml"
-}
-
-// userFile is ${XDG_CONFIG_HOME:-~/.config}/ctxguard/policy.yaml. The XDG spec says a relative
-// XDG_CONFIG_HOME is invalid and to be ignored; so is it here. "" when there is no home either.
-func userFile(o Options) string {
-	dir, ok := o.Env("XDG_CONFIG_HOME")
-	if !ok || !filepath.IsAbs(dir) {
-		if o.Home == "" {
-			return ""
-		}
-		dir = filepath.Join(o.Home, ".config")
-	}
-	return filepath.Join(dir, "ctxguard", "policy.yaml")
 }
 
 // projectFile walks up from o.Cwd to the nearest .ctxguard.yaml, stopping after Home (whose own
@@ -145,7 +108,7 @@ func projectFile(o Options) (string, error) {
 		case ok:
 			return f, nil
 		}
-		if home != "" && sameDir(dir, home, homeInfo, o.OS) {
+		if home != "" && sameDir(dir, home, homeInfo, o.GOOS()) {
 			return "", nil
 		}
 		parent := filepath.Dir(dir)

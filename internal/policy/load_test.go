@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -55,13 +56,11 @@ func (tr *tree) symlink(target, rel string) {
 // options searches from cwd (relative to root) with root/home as the home directory.
 func (tr *tree) options(cwd string) Options {
 	return Options{
-		Cwd:  tr.path(cwd),
-		Home: tr.path("home"),
-		Env: func(k string) (string, bool) {
+		Cwd: tr.path(cwd),
+		Env: paths.Env{OS: "linux", Home: tr.path("home"), Lookup: func(k string) (string, bool) {
 			v, ok := tr.env[k]
 			return v, ok
-		},
-		OS:        "linux",
+		}},
 		Providers: testProviders,
 	}
 }
@@ -453,35 +452,6 @@ func TestLoadErrors(t *testing.T) {
 				if w = strings.ReplaceAll(w, "$ROOT", tr.root); !strings.Contains(err.Error(), w) {
 					t.Errorf("Load error = %q, want it to contain %q", err, w)
 				}
-			}
-		})
-	}
-}
-
-func TestSystemPaths(t *testing.T) {
-	env := func(m map[string]string) func(string) (string, bool) {
-		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-	}
-	tests := []struct {
-		name          string
-		o             Options
-		managed, user string
-	}{
-		{"linux", Options{Home: "/home/u", OS: "linux", Env: env(nil)}, "/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml"},
-		{"darwin, XDG set", Options{Home: "/Users/u", OS: "darwin", Env: env(map[string]string{"XDG_CONFIG_HOME": "/cfg"})}, "/etc/ctxguard/policy.yaml", "/cfg/ctxguard/policy.yaml"},
-		{"relocated managed policy", Options{Home: "/home/u", OS: "linux", Env: env(map[string]string{"CTXGUARD_MANAGED_POLICY": "/tmp/m.yaml"})}, "/tmp/m.yaml", "/home/u/.config/ctxguard/policy.yaml"},
-		{"empty CTXGUARD_MANAGED_POLICY", Options{Home: "/home/u", OS: "linux", Env: env(map[string]string{"CTXGUARD_MANAGED_POLICY": ""})}, "/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml"},
-		{"no home, no XDG", Options{OS: "linux", Env: env(nil)}, "/etc/ctxguard/policy.yaml", ""},
-		{"windows", Options{Home: "/home/u", OS: "windows", Env: env(nil)}, filepath.Join(`C:\ProgramData`, "ctxguard", "policy.yaml"), "/home/u/.config/ctxguard/policy.yaml"},
-		{"windows, ProgramData set", Options{Home: "/home/u", OS: "windows", Env: env(map[string]string{"ProgramData": "/pd"})}, "/pd/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := managedFile(tt.o); got != tt.managed {
-				t.Errorf("managed = %q, want %q", got, tt.managed)
-			}
-			if got := userFile(tt.o); got != tt.user {
-				t.Errorf("user = %q, want %q", got, tt.user)
 			}
 		})
 	}

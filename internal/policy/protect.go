@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -42,13 +41,7 @@ type selfEntry struct {
 // the per-directory ones (a project policy, a project's harness settings) are protected by name
 // wherever they are.
 func Protected(o Options) *Self {
-	if o.Env == nil {
-		o.Env = func(string) (string, bool) { return "", false }
-	}
-	if o.OS == "" {
-		o.OS = runtime.GOOS
-	}
-	s := &Self{goos: o.OS}
+	s := &Self{goos: o.GOOS()}
 	add := func(p string, dir bool, rule, what string) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
@@ -58,18 +51,14 @@ func Protected(o Options) *Self {
 			s.entries = append(s.entries, selfEntry{path: r, dir: dir, rule: rule, what: what})
 		}
 	}
-	add(managedFile(o), false, "self.policy-write", "ctxguard's managed policy "+managedFile(o))
-	if u := userFile(o); u != "" {
+	add(o.ManagedPolicy(), false, "self.policy-write", "ctxguard's managed policy "+o.ManagedPolicy())
+	if u := o.UserPolicy(); u != "" {
 		add(u, false, "self.policy-write", "ctxguard's user policy "+u)
-		p := filepath.Join(filepath.Dir(u), "providers")
+	}
+	if p := o.ProvidersDir(); p != "" {
 		add(p, true, "self.policy-write", "ctxguard's providers folder "+p)
 	}
-	if v, ok := o.Env("XDG_CONFIG_HOME"); ok && v != "" && !filepath.IsAbs(v) && o.Cwd != "" {
-		// The providers folder is read from a relative XDG_CONFIG_HOME too.
-		p := filepath.Join(o.Cwd, v, "ctxguard", "providers")
-		add(p, true, "self.policy-write", "ctxguard's providers folder "+p)
-	}
-	for _, f := range harness.Files(o.Home, o.Env, o.OS) {
+	for _, f := range harness.Files(o.Home, o.Get, o.GOOS()) {
 		if f.Project {
 			s.byName = append(s.byName, f)
 			continue
@@ -77,7 +66,7 @@ func Protected(o Options) *Self {
 		p := filepath.FromSlash(f.Path)
 		add(p, f.Dir, "self.hook-write", f.What+" "+p+", which can run ctxguard")
 	}
-	s.mentions = mentions(o.OS)
+	s.mentions = mentions(o.GOOS())
 	// The per-directory files on the way up exist or not; those that exist are listed so that
 	// removing or moving a directory that holds one is seen (rm -r .claude, mv repo elsewhere).
 	if filepath.IsAbs(o.Cwd) {

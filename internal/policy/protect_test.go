@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 func TestProtected(t *testing.T) {
@@ -32,7 +33,7 @@ func TestProtected(t *testing.T) {
 	if err := os.Symlink(filepath.Join(repo, ProjectFile), link); err != nil {
 		t.Fatal(err)
 	}
-	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Home: home, OS: "linux"})
+	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, OS: "linux"}})
 	tests := []struct {
 		path string
 		tree bool
@@ -106,7 +107,7 @@ func TestProtectedHookFiles(t *testing.T) {
 	}
 	for _, vars := range []map[string]string{nil, moved} {
 		env := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Home: home, Env: env, OS: "linux"})
+		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, Lookup: env, OS: "linux"}})
 		protected := func(p string) {
 			t.Helper()
 			if pr, ok := s.Match(p, false, nil); !ok || pr.Rule != "self.hook-write" {
@@ -132,7 +133,7 @@ func TestProtectedHookFiles(t *testing.T) {
 			protected(p)
 		}
 	}
-	s := Protected(Options{Cwd: repo, Home: home, OS: "linux"})
+	s := Protected(Options{Cwd: repo, Env: paths.Env{Home: home, OS: "linux"}})
 	for text, want := range map[string]bool{
 		"$HOME/.gemini/settings.json": true, "${CODEX_HOME:-~/.codex}/hooks.json": true, "$DIR/.cursor/hooks.json": true,
 		"$OUT/settings.json": false,

@@ -9,7 +9,8 @@
 // A selected is known only from A's own earlier tool calls, and each hook run is a fresh process,
 // so it has to be remembered on disk.
 //
-// The memory lives under ${XDG_STATE_HOME:-~/.local/state}/ctxguard/sessions, one small JSON
+// The memory lives in ctxguard's state folder (${XDG_STATE_HOME:-~/.local/state}/ctxguard, see
+// package paths), under sessions/, one small JSON
 // file per session and provider, named by a hash of the session id: a hook run reads only the
 // files of the session it was given, and only for the providers its command line uses, and a
 // session id cannot name a path. Files are written to a temporary file and renamed into place,

@@ -54,9 +54,9 @@ type Store struct {
 	Now func() time.Time
 }
 
-// Dir returns the memory's directory under a state home (${XDG_STATE_HOME:-~/.local/state}).
-func Dir(stateHome string) string {
-	return filepath.Join(stateHome, "ctxguard", "sessions")
+// Dir returns the memory's directory in ctxguard's state folder (see package paths).
+func Dir(stateDir string) string {
+	return filepath.Join(stateDir, "sessions")
 }
 
 func (s *Store) now() time.Time {

@@ -1,0 +1,168 @@
+package paths
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Env is what the locations of ctxguard's files depend on: the system they are for, its
+// environment and the user's home directory. Code that runs on behalf of the user gets one
+// from [Host]; tests build their own.
+type Env struct {
+	// OS is a runtime.GOOS value; "" is the running system.
+	OS string
+	// Lookup reads an environment variable; nil reads none.
+	Lookup func(name string) (string, bool)
+	// Home is the user's home directory; "" when there is none.
+	Home string
+}
+
+// Host is the running process's Env. The home directory is $HOME when it is set, which is what
+// the CLIs whose state ctxguard reads do too, else what the system says (%USERPROFILE% on
+// Windows).
+func Host() Env {
+	home, _ := os.UserHomeDir()
+	if h, ok := os.LookupEnv("HOME"); ok {
+		home = h
+	}
+	return Env{OS: runtime.GOOS, Lookup: os.LookupEnv, Home: home}
+}
+
+// Get returns an environment variable's value; ok is false when it is unset or empty, which the
+// rules here treat alike.
+func (e Env) Get(name string) (value string, ok bool) {
+	if e.Lookup == nil {
+		return "", false
+	}
+	v, ok := e.Lookup(name)
+	return v, ok && v != ""
+}
+
+// ConfigDir is ctxguard's folder in the config home, ${XDG_CONFIG_HOME:-~/.config}/ctxguard.
+// It is "" when there is neither an absolute XDG_CONFIG_HOME nor a home directory.
+func (e Env) ConfigDir() string {
+	home := e.xdg("XDG_CONFIG_HOME", ".config")
+	if home == "" {
+		return ""
+	}
+	return e.Join(home, "ctxguard")
+}
+
+// StateDir is ctxguard's folder in the state home, ${XDG_STATE_HOME:-~/.local/state}/ctxguard;
+// on Windows %LOCALAPPDATA%\ctxguard when XDG_STATE_HOME is not set, since XDG is not a
+// convention there. It is "" when none of them is known.
+func (e Env) StateDir() string {
+	home := ""
+	if v, ok := e.Get("XDG_STATE_HOME"); ok && e.IsAbs(v) {
+		home = v
+	} else if v, ok := e.Get("LOCALAPPDATA"); ok && e.GOOS() == "windows" {
+		home = v
+	} else if e.Home != "" {
+		home = e.Join(e.Home, ".local", "state")
+	}
+	if home == "" {
+		return ""
+	}
+	return e.Join(home, "ctxguard")
+}
+
+// UserPolicy is the user's policy file, <ConfigDir>/policy.yaml; "" without a config home.
+func (e Env) UserPolicy() string { return e.inConfig("policy.yaml") }
+
+// ProvidersDir is the folder of the user's provider files, <ConfigDir>/providers; "" without a
+// config home.
+func (e Env) ProvidersDir() string { return e.inConfig("providers") }
+
+// ManagedPolicy is the policy an administrator or an MDM installs for every user:
+// $CTXGUARD_MANAGED_POLICY (for tests and unusual installs), else %ProgramData%\ctxguard\
+// policy.yaml on Windows and /etc/ctxguard/policy.yaml elsewhere.
+func (e Env) ManagedPolicy() string {
+	if v, ok := e.Get("CTXGUARD_MANAGED_POLICY"); ok {
+		return v
+	}
+	if e.GOOS() == "windows" {
+		dir, ok := e.Get("ProgramData")
+		if !ok {
+			dir = `C:\ProgramData`
+		}
+		return e.Join(dir, "ctxguard", "policy.yaml")
+	}
+	return "/etc/ctxguard/policy.yaml"
+}
+
+func (e Env) inConfig(name string) string {
+	dir := e.ConfigDir()
+	if dir == "" {
+		return ""
+	}
+	return e.Join(dir, name)
+}
+
+// xdg is an XDG base directory: the variable when it holds an absolute path, else rel under the
+// home directory, else "".
+func (e Env) xdg(name, rel string) string {
+	if v, ok := e.Get(name); ok && e.IsAbs(v) {
+		return v
+	}
+	if e.Home == "" {
+		return ""
+	}
+	return e.Join(e.Home, rel)
+}
+
+// GOOS is the system e is for: OS, or the running one.
+func (e Env) GOOS() string {
+	if e.OS == "" {
+		return runtime.GOOS
+	}
+	return e.OS
+}
+
+// foreign reports whether e is for a system whose paths the running one spells differently:
+// a Windows user's paths asked about on Linux, or the other way round.
+func (e Env) foreign() bool { return (e.GOOS() == "windows") != (runtime.GOOS == "windows") }
+
+// Join joins path elements with e's separator. For the running system (and any with the same
+// separator) it is filepath.Join; for a foreign one, the elements with their separators turned
+// into that system's and joined, trailing separators trimmed (no other cleaning): enough for a
+// test to state a Windows user's paths on Linux.
+func (e Env) Join(elem ...string) string {
+	if !e.foreign() {
+		return filepath.Join(elem...)
+	}
+	sep, other := "/", `\`
+	if e.GOOS() == "windows" {
+		sep, other = `\`, "/"
+	}
+	var parts []string
+	for _, el := range elem {
+		el = strings.ReplaceAll(el, other, sep)
+		if t := strings.TrimRight(el, sep); t != "" || len(parts) == 0 && el != "" {
+			parts = append(parts, t) // a root ("/") alone stays as "", which Join makes "/…"
+		}
+	}
+	if len(parts) == 1 && parts[0] == "" {
+		return sep
+	}
+	return strings.Join(parts, sep)
+}
+
+// IsAbs reports whether p is an absolute path on e's system.
+func (e Env) IsAbs(p string) bool {
+	if !e.foreign() {
+		return filepath.IsAbs(p)
+	}
+	if e.GOOS() != "windows" {
+		return strings.HasPrefix(p, "/")
+	}
+	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
+		return true // a UNC path, \\server\share
+	}
+	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return false
+}

@@ -1,0 +1,120 @@
+package paths
+
+import "testing"
+
+func lookup(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// TestPaths states where each file lives for users of every system, as a table that runs on
+// any of them: the paths of a Windows user are spelt as Windows spells them, on Linux too.
+func TestPaths(t *testing.T) {
+	tests := []struct {
+		name                            string
+		env                             Env
+		managed, user, providers, state string
+	}{
+		{
+			"linux", Env{OS: "linux", Home: "/home/u"},
+			"/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml", "/home/u/.config/ctxguard/providers", "/home/u/.local/state/ctxguard",
+		},
+		{
+			"darwin, XDG set", Env{OS: "darwin", Home: "/Users/u", Lookup: lookup(map[string]string{"XDG_CONFIG_HOME": "/cfg", "XDG_STATE_HOME": "/state"})},
+			"/etc/ctxguard/policy.yaml", "/cfg/ctxguard/policy.yaml", "/cfg/ctxguard/providers", "/state/ctxguard",
+		},
+		{
+			"a relative XDG_CONFIG_HOME or XDG_STATE_HOME is ignored", Env{OS: "linux", Home: "/home/u", Lookup: lookup(map[string]string{"XDG_CONFIG_HOME": "cfg", "XDG_STATE_HOME": "state"})},
+			"/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml", "/home/u/.config/ctxguard/providers", "/home/u/.local/state/ctxguard",
+		},
+		{
+			"an empty XDG_CONFIG_HOME is unset", Env{OS: "linux", Home: "/home/u", Lookup: lookup(map[string]string{"XDG_CONFIG_HOME": ""})},
+			"/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml", "/home/u/.config/ctxguard/providers", "/home/u/.local/state/ctxguard",
+		},
+		{
+			"relocated managed policy", Env{OS: "linux", Home: "/home/u", Lookup: lookup(map[string]string{"CTXGUARD_MANAGED_POLICY": "/tmp/m.yaml"})},
+			"/tmp/m.yaml", "/home/u/.config/ctxguard/policy.yaml", "/home/u/.config/ctxguard/providers", "/home/u/.local/state/ctxguard",
+		},
+		{
+			"empty CTXGUARD_MANAGED_POLICY", Env{OS: "linux", Home: "/home/u", Lookup: lookup(map[string]string{"CTXGUARD_MANAGED_POLICY": ""})},
+			"/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml", "/home/u/.config/ctxguard/providers", "/home/u/.local/state/ctxguard",
+		},
+		{
+			"no home, no XDG: no user files", Env{OS: "linux"},
+			"/etc/ctxguard/policy.yaml", "", "", "",
+		},
+		{
+			"no home, XDG set", Env{OS: "linux", Lookup: lookup(map[string]string{"XDG_CONFIG_HOME": "/cfg", "XDG_STATE_HOME": "/state"})},
+			"/etc/ctxguard/policy.yaml", "/cfg/ctxguard/policy.yaml", "/cfg/ctxguard/providers", "/state/ctxguard",
+		},
+		{
+			"LOCALAPPDATA elsewhere is not XDG", Env{OS: "linux", Home: "/home/u", Lookup: lookup(map[string]string{"LOCALAPPDATA": "/appdata"})},
+			"/etc/ctxguard/policy.yaml", "/home/u/.config/ctxguard/policy.yaml", "/home/u/.config/ctxguard/providers", "/home/u/.local/state/ctxguard",
+		},
+		{
+			"windows", Env{OS: "windows", Home: `C:\Users\u`},
+			`C:\ProgramData\ctxguard\policy.yaml`, `C:\Users\u\.config\ctxguard\policy.yaml`, `C:\Users\u\.config\ctxguard\providers`, `C:\Users\u\.local\state\ctxguard`,
+		},
+		{
+			"windows, ProgramData and LOCALAPPDATA set", Env{OS: "windows", Home: `C:\Users\u`, Lookup: lookup(map[string]string{"ProgramData": `D:\pd`, "LOCALAPPDATA": `C:\Users\u\AppData\Local`})},
+			`D:\pd\ctxguard\policy.yaml`, `C:\Users\u\.config\ctxguard\policy.yaml`, `C:\Users\u\.config\ctxguard\providers`, `C:\Users\u\AppData\Local\ctxguard`,
+		},
+		{
+			"windows, XDG set", Env{OS: "windows", Home: `C:\Users\u`, Lookup: lookup(map[string]string{"XDG_CONFIG_HOME": `C:\cfg`, "XDG_STATE_HOME": `C:/state`, "LOCALAPPDATA": `C:\Users\u\AppData\Local`})},
+			`C:\ProgramData\ctxguard\policy.yaml`, `C:\cfg\ctxguard\policy.yaml`, `C:\cfg\ctxguard\providers`, `C:\state\ctxguard`,
+		},
+		{
+			"windows, a rooted XDG_CONFIG_HOME without a drive is relative", Env{OS: "windows", Home: `C:\Users\u`, Lookup: lookup(map[string]string{"XDG_CONFIG_HOME": `\cfg`})},
+			`C:\ProgramData\ctxguard\policy.yaml`, `C:\Users\u\.config\ctxguard\policy.yaml`, `C:\Users\u\.config\ctxguard\providers`, `C:\Users\u\.local\state\ctxguard`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, c := range []struct{ what, got, want string }{
+				{"ManagedPolicy", tt.env.ManagedPolicy(), tt.managed},
+				{"UserPolicy", tt.env.UserPolicy(), tt.user},
+				{"ProvidersDir", tt.env.ProvidersDir(), tt.providers},
+				{"StateDir", tt.env.StateDir(), tt.state},
+			} {
+				if c.got != c.want {
+					t.Errorf("%s = %q, want %q", c.what, c.got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestJoinAndIsAbs(t *testing.T) {
+	linux, windows := Env{OS: "linux"}, Env{OS: "windows"}
+	for _, tt := range []struct {
+		env  Env
+		elem []string
+		want string
+	}{
+		{linux, []string{"/", "etc"}, "/etc"},
+		{linux, []string{"/home/u/", ".config"}, "/home/u/.config"},
+		{windows, []string{`C:\Users\u\`, ".config", "ctxguard"}, `C:\Users\u\.config\ctxguard`},
+		{windows, []string{"C:/x", "y"}, `C:\x\y`},
+	} {
+		if got := tt.env.Join(tt.elem...); got != tt.want {
+			t.Errorf("%s Join(%q) = %q, want %q", tt.env.OS, tt.elem, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		env  Env
+		path string
+		want bool
+	}{
+		{linux, "/x", true},
+		{linux, "x", false},
+		{windows, `C:\x`, true},
+		{windows, "c:/x", true},
+		{windows, `\\server\share`, true},
+		{windows, `\x`, false},
+		{windows, "C:x", false},
+		{windows, "x", false},
+	} {
+		if got := tt.env.IsAbs(tt.path); got != tt.want {
+			t.Errorf("%s IsAbs(%q) = %v, want %v", tt.env.OS, tt.path, got, tt.want)
+		}
+	}
+}
