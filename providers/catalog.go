@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // Catalog holds the provider specs a hook run may need and finds them by command word, so that
@@ -15,14 +17,14 @@ import (
 //
 // A Catalog is not safe for concurrent use.
 type Catalog struct {
-	specs  []*Spec
-	byName map[string]*Spec
-	byWord map[string][]*Spec
+	specs  []*spec.Spec
+	byName map[string]*spec.Spec
+	byWord map[string][]*spec.Spec
 }
 
 // NewCatalog returns an empty Catalog.
 func NewCatalog() *Catalog {
-	return &Catalog{byName: map[string]*Spec{}, byWord: map[string][]*Spec{}}
+	return &Catalog{byName: map[string]*spec.Spec{}, byWord: map[string][]*spec.Spec{}}
 }
 
 // Add parses every *.yaml file at the root of fsys, named like [Load] names them. A provider
@@ -37,7 +39,7 @@ func (c *Catalog) Add(fsys fs.FS, source string) error {
 }
 
 // AddSpecs adds specs that are already parsed (the built-ins, compiled into the binary).
-func (c *Catalog) AddSpecs(specs []*Spec) error {
+func (c *Catalog) AddSpecs(specs []*spec.Spec) error {
 	for _, s := range specs {
 		if prev, ok := c.byName[s.Name]; ok {
 			return fmt.Errorf("load provider %s: name %q is already defined in %s", s.Source, s.Name, prev.Source)
@@ -54,7 +56,7 @@ func (c *Catalog) AddSpecs(specs []*Spec) error {
 // words are the command words that make a line need a spec: its own commands and the first word
 // of each switched_by entry (kubectl's spec matters to a line that runs `az aks
 // get-credentials`).
-func words(s *Spec) []string {
+func words(s *spec.Spec) []string {
 	ws := slices.Clone(s.Commands)
 	for _, p := range s.SwitchedBy {
 		if fs := strings.Fields(p); len(fs) > 0 && !slices.Contains(ws, fs[0]) {
@@ -78,10 +80,10 @@ func (c *Catalog) Guards(word string) bool { return len(c.byWord[word]) > 0 }
 
 // For returns the specs a call of the command word needs: those that guard it and those that it
 // switches (switched_by), in the order they were added.
-func (c *Catalog) For(word string) []*Spec { return c.byWord[word] }
+func (c *Catalog) For(word string) []*spec.Spec { return c.byWord[word] }
 
 // Spec returns the spec with this name; nil when there is none.
-func (c *Catalog) Spec(name string) *Spec { return c.byName[name] }
+func (c *Catalog) Spec(name string) *spec.Spec { return c.byName[name] }
 
 // All returns every spec (for validation and listings), in the order they were added.
-func (c *Catalog) All() []*Spec { return c.specs }
+func (c *Catalog) All() []*spec.Spec { return c.specs }

@@ -3,7 +3,7 @@
 // Several CLIs keep one "current context" in a file that every process of the user shares (az's
 // default subscription, kubectl's current-context, gcloud's active configuration). ctxguard never
 // runs those CLIs to ask (hundreds of milliseconds each, and it must answer in a few): it reads
-// their files directly. What to read is data, not code: a provider is a YAML [Spec] (where the
+// their files directly. What to read is data, not code: a provider is a YAML [spec.Spec] (where the
 // state lives on each system, which environment variables and flags move it, which gjson path
 // gives the context), so that adding a CLI is adding a file and no CLI name appears in Go code.
 //

@@ -8,21 +8,22 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 var (
 	loadOnce sync.Once
-	builtins map[string]*providers.Spec
+	builtins map[string]*spec.Spec
 	loadErr  error
 )
 
-// spec returns a built-in provider spec: the tests read the fixtures through the real YAML.
-func spec(tb testing.TB, name string) *providers.Spec {
+// provider returns a built-in provider spec: the tests read the fixtures through the real YAML.
+func provider(tb testing.TB, name string) *spec.Spec {
 	tb.Helper()
 	loadOnce.Do(func() {
-		var specs []*providers.Spec
+		var specs []*spec.Spec
 		specs, loadErr = providers.Load(builtin.Providers(), "builtin:providers")
-		builtins = map[string]*providers.Spec{}
+		builtins = map[string]*spec.Spec{}
 		for _, s := range specs {
 			builtins[s.Name] = s
 		}

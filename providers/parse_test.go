@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,14 +31,14 @@ func TestParseDefaults(t *testing.T) {
 	if s.Noun != "context" || s.Bind.Place != "end" || s.Source != "p.yaml" {
 		t.Errorf("defaults: noun %q, place %q, source %q", s.Noun, s.Bind.Place, s.Source)
 	}
-	if got := s.Context.Read[1].File; !cmp.Equal(got, providers.Paths{"${dir}/state.json"}) {
+	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Paths{"${dir}/state.json"}) {
 		t.Errorf("File = %q", got)
 	}
 	s, err = providers.Parse([]byte(strings.Replace(valid, "    - file: ${dir}/state.json\n", "    - file: ['${dir}/a.json', '${dir}/b.json']\n", 1)), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Context.Read[1].File; !cmp.Equal(got, providers.Paths{"${dir}/a.json", "${dir}/b.json"}) {
+	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Paths{"${dir}/a.json", "${dir}/b.json"}) {
 		t.Errorf("File list = %q", got)
 	}
 }
@@ -51,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", valid + "bnd: {}\n", []string{`p.yaml:11:1: unknown key "bnd"`}},
 		{"unknown key in a step", strings.Replace(valid, "format: json", "fromat: json", 1),
 			[]string{`p.yaml:9:7: unknown key "fromat"`}},
-		{"wrong type", valid + "switch: {command: x}\n", []string{"p.yaml:11:9: cannot unmarshal !!map into []providers.Switch"}},
+		{"wrong type", valid + "switch: {command: x}\n", []string{"p.yaml:11:9: cannot unmarshal !!map into []spec.Switch"}},
 		{"file as a map", strings.Replace(valid, "file: ${dir}/state.json", "file: {a: b}", 1),
 			[]string{"p.yaml:8:13: cannot unmarshal !!map into []string"}},
 		{"empty", "", []string{

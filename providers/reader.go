@@ -16,86 +16,9 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/spec"
 	"github.com/tidwall/gjson"
 )
-
-// Input is what a [Reader] needs to know about one call of a CLI.
-type Input struct {
-	// Env is the call's environment: the line's assignments over the process environment. On
-	// Windows a name is also tried in upper case (%AppData% finds APPDATA), as Windows does.
-	Env func(name string) (string, bool)
-	// Dir is the call's absolute working directory; relative state paths are taken from it (the
-	// engine resolves `cd DIR &&` and the spec's DirFlags before it calls the Reader). Empty
-	// means it is not known (a cd to a non-literal target): a state path that is relative then
-	// gives an error that wraps [ErrNoDir], instead of a guess.
-	Dir  string
-	Home string
-	// OS is runtime.GOOS normally; it picks a step's windows or darwin paths, %VAR% expansion and
-	// the path-list separator. Tests set it.
-	OS string
-	// Flag returns the value of the first of these flags that the call has.
-	Flag func(names []string) (string, bool)
-	// Vars holds Let values forced by an earlier switch in the same line (gcloud config
-	// configurations activate dev sets config=dev). They stand in for the state file; a flag or
-	// env var on the call still wins, as it would over the file.
-	Vars map[string]string
-}
-
-// Active is the context a call runs in and where it came from, for decisions and explanations.
-type Active struct {
-	// Value is the context's id and Name its display name; both are "" when there is no active
-	// context (no file, no key, no default).
-	Value, Name string
-	// Source says what gave Value: "file", "env NAME", "flag --x", "carried" (a Let forced by
-	// Input.Vars; only in Lets), "default", or "" when nothing did.
-	Source string
-	// File is the state file the last step read ("" if none exists), Key the gjson path used on it.
-	File, Key string
-	// Known lists the contexts the state file knows, in file order.
-	Known []Known
-	// Vars holds the Let values used, and Lets the same with their sources, in read order.
-	Vars map[string]string
-	Lets []Let
-	// Scope names the shared state the context is kept in, apart from the context itself: the
-	// state files' paths (whether or not they exist yet) and the Let values that the call or the
-	// defaults give rather than the state (gh's host, kubectl's list of files). Two calls with
-	// the same Scope see one current context, so a switch that a session made applies to a later
-	// call only when their Scopes match (terraform in another directory, or az with another
-	// AZURE_CONFIG_DIR, is other state). A Let read from a file stands for that file, not its
-	// value: which gcloud configuration is active is the very thing a switch changes.
-	Scope string
-}
-
-// Known is one context that a state file lists: its id and its display name.
-type Known struct{ ID, Name string }
-
-// Let is one Let value and where it came from.
-type Let struct {
-	Name, Value string
-	Source      string // as Active.Source
-	File        string // the file read, if one was
-}
-
-// Find finds a known context by id or by name; fold matches without regard to case (the spec's
-// CaseInsensitive). It lets a policy or a flag name a context either way.
-func (a *Active) Find(v string, fold bool) (Known, bool) {
-	eq := func(x, y string) bool { return x == y || fold && strings.EqualFold(x, y) }
-	for _, e := range a.Known {
-		if eq(e.ID, v) {
-			return e, true
-		}
-	}
-	for _, e := range a.Known {
-		if e.Name != "" && eq(e.Name, v) {
-			return e, true
-		}
-	}
-	return Known{}, false
-}
-
-// ErrNoDir is wrapped by the errors of a Reader that needed a relative state path while
-// Input.Dir was empty: the context cannot be known statically.
-var ErrNoDir = errors.New("the working directory is not known")
 
 // StateError is a state file that exists but cannot be used: unreadable, a directory, corrupt.
 // The engine denies the call with it (fail closed), so it names the file.
@@ -116,7 +39,10 @@ type Reader struct {
 	stats map[string]bool
 }
 
-type fileKey struct{ path, format string }
+type fileKey struct {
+	path   string
+	format spec.Format
+}
 
 type stateFile struct {
 	json   []byte
@@ -132,19 +58,19 @@ func NewReader() *Reader {
 // Resolve returns the context a call of s's CLI runs in, reading the spec's steps in order.
 // A missing state file is not an error (the context falls through to the step's default); a
 // state file that exists but cannot be read or parsed is a [*StateError].
-func (r *Reader) Resolve(s *Spec, in Input) (Active, error) {
+func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	x, err := r.start(s, &in)
 	if err != nil {
-		return Active{}, err
+		return spec.Active{}, err
 	}
 	st := x.final()
-	a := Active{Vars: x.vars, Lets: x.lets}
-	a.Value, a.Source = x.given(st, false)
+	a := spec.Active{Vars: x.vars, Lets: x.lets}
+	a.Value, a.From = x.given(st, false)
 	k := s.Context.Known
 	var docs []doc
 	if a.Value == "" || k != nil || st.Name != "" {
 		if docs, err = x.read(st); err != nil {
-			return Active{}, err
+			return spec.Active{}, err
 		}
 	}
 	key := substitute(st.Value, x.lookup)
@@ -152,7 +78,7 @@ func (r *Reader) Resolve(s *Spec, in Input) (Active, error) {
 	if a.Value == "" {
 		for i := range docs {
 			if v := x.value(st, docs[i].json, key); v != "" {
-				a.Value, a.Source, from = v, "file", &docs[i]
+				a.Value, a.From, from = v, spec.From{Kind: spec.FromFile}, &docs[i]
 				break
 			}
 			if !st.List {
@@ -167,7 +93,7 @@ func (r *Reader) Resolve(s *Spec, in Input) (Active, error) {
 		a.File, a.Key = docs[0].path, key
 	}
 	if a.Value == "" {
-		a.Value, a.Source = x.fallback(st)
+		a.Value, a.From = x.fallback(st)
 	}
 	if k != nil {
 		if !st.List && len(docs) > 1 {
@@ -193,8 +119,7 @@ func (x *run) scope() string {
 	var kept []string
 	for i, l := range x.lets {
 		st := &steps[i]
-		kind, _, _ := strings.Cut(l.Source, " ")
-		if kind == "flag" || kind == "env" || len(st.Templates()) == 0 {
+		if l.From.Kind == spec.FromFlag || l.From.Kind == spec.FromEnv || len(st.Templates()) == 0 {
 			fmt.Fprintf(&b, "%s=%s\n", l.Name, l.Value)
 			continue
 		}
@@ -211,7 +136,7 @@ func (x *run) scope() string {
 	return b.String()
 }
 
-func (x *run) scopePaths(st *Step) string {
+func (x *run) scopePaths(st *spec.Step) string {
 	paths, err := x.paths(st)
 	if err != nil {
 		return "?"
@@ -222,7 +147,7 @@ func (x *run) scopePaths(st *Step) string {
 // Lookup evaluates a gjson path on the last step's state file (for a list of files, the first
 // that gives a value). ${name} in path is an earlier Let value. ok is false when the path gives
 // nothing.
-func (r *Reader) Lookup(s *Spec, in Input, path string) (string, bool, error) {
+func (r *Reader) Lookup(s *spec.Spec, in spec.Input, path string) (string, bool, error) {
 	x, err := r.start(s, &in)
 	if err != nil {
 		return "", false, err
@@ -234,7 +159,7 @@ func (r *Reader) Lookup(s *Spec, in Input, path string) (string, bool, error) {
 // otherwise IndexBase is taken off a numeric target and the Lookup path evaluated with ${target}
 // (pac auth select --index 1 gives the first profile's environment URL). ok is false when the
 // target selects nothing (no such profile, or not a number where one is needed).
-func (r *Reader) Target(s *Spec, in Input, sw *Switch, target string) (string, bool, error) {
+func (r *Reader) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, target string) (string, bool, error) {
 	if sw.Lookup == "" {
 		return target, target != "", nil
 	}
@@ -261,7 +186,7 @@ func (r *Reader) Target(s *Spec, in Input, sw *Switch, target string) (string, b
 // Exists reports whether value passes one of the spec's exists checks (terraform: "default", or
 // a workspace directory). A spec without checks accepts every value. A value that contains a
 // path separator, or is . or .., never names a directory entry.
-func (r *Reader) Exists(s *Spec, in Input, value string) (bool, error) {
+func (r *Reader) Exists(s *spec.Spec, in spec.Input, value string) (bool, error) {
 	checks := s.Context.Exists
 	if len(checks) == 0 {
 		return true, nil
@@ -286,7 +211,7 @@ func (r *Reader) Exists(s *Spec, in Input, value string) (bool, error) {
 				return false, err
 			}
 		}
-		p, ok, _ := expand(c.Path, func(name string) (string, bool) {
+		p, ok, _ := spec.Expand(c.Path, func(name string) (string, bool) {
 			if name == "value" {
 				return value, true
 			}
@@ -313,14 +238,14 @@ func (r *Reader) Exists(s *Spec, in Input, value string) (bool, error) {
 // run is one evaluation of a spec for one call.
 type run struct {
 	r    *Reader
-	s    *Spec
-	in   *Input
+	s    *spec.Spec
+	in   *spec.Input
 	vars map[string]string
-	lets []Let
+	lets []spec.Let
 }
 
 // start evaluates the Let steps.
-func (r *Reader) start(s *Spec, in *Input) (*run, error) {
+func (r *Reader) start(s *spec.Spec, in *spec.Input) (*run, error) {
 	x := &run{r: r, s: s, in: in}
 	steps := s.Context.Read
 	if len(steps) == 0 {
@@ -330,11 +255,11 @@ func (r *Reader) start(s *Spec, in *Input) (*run, error) {
 		return x, nil
 	}
 	x.vars = make(map[string]string, len(steps)-1)
-	x.lets = make([]Let, 0, len(steps)-1)
+	x.lets = make([]spec.Let, 0, len(steps)-1)
 	for i := range steps[:len(steps)-1] {
 		st := &steps[i]
-		l := Let{Name: st.Let}
-		l.Value, l.Source = x.given(st, true)
+		l := spec.Let{Name: st.Let}
+		l.Value, l.From = x.given(st, true)
 		if l.Value == "" {
 			docs, err := x.read(st)
 			if err != nil {
@@ -343,12 +268,12 @@ func (r *Reader) start(s *Spec, in *Input) (*run, error) {
 			if len(docs) > 0 {
 				l.File = docs[0].path
 				if v := x.value(st, docs[0].json, substitute(st.Value, x.lookup)); v != "" {
-					l.Value, l.Source = v, "file"
+					l.Value, l.From = v, spec.From{Kind: spec.FromFile}
 				}
 			}
 		}
 		if l.Value == "" {
-			l.Value, l.Source = x.fallback(st)
+			l.Value, l.From = x.fallback(st)
 		}
 		x.vars[st.Let] = l.Value
 		x.lets = append(x.lets, l)
@@ -356,7 +281,7 @@ func (r *Reader) start(s *Spec, in *Input) (*run, error) {
 	return x, nil
 }
 
-func (x *run) final() *Step { return &x.s.Context.Read[len(x.s.Context.Read)-1] }
+func (x *run) final() *spec.Step { return &x.s.Context.Read[len(x.s.Context.Read)-1] }
 
 // lookup resolves a template variable: a Let value (which shadows an environment variable of
 // the same name), else the environment.
@@ -382,38 +307,38 @@ func (x *run) env(name string) (string, bool) {
 
 // given returns a step's value from the call itself: a flag, an env var or, for a Let step, a
 // value forced by an earlier switch (carried).
-func (x *run) given(st *Step, let bool) (string, string) {
+func (x *run) given(st *spec.Step, let bool) (string, spec.From) {
 	if len(st.Flag) > 0 && x.in.Flag != nil {
 		if v, ok := x.in.Flag(st.Flag); ok && v != "" && !slices.Contains(st.Unset, v) {
-			return v, "flag " + st.Flag[0]
+			return v, spec.From{Kind: spec.FromFlag, Name: st.Flag[0]}
 		}
 	}
 	if st.Env != "" {
 		if v, ok := x.env(st.Env); ok && !slices.Contains(st.Unset, v) {
-			return v, "env " + st.Env
+			return v, spec.From{Kind: spec.FromEnv, Name: st.Env}
 		}
 	}
 	if let {
 		if v, ok := x.in.Vars[st.Let]; ok && v != "" {
-			return v, "carried"
+			return v, spec.From{Kind: spec.FromCarried}
 		}
 	}
-	return "", ""
+	return "", spec.From{}
 }
 
-func (x *run) fallback(st *Step) (string, string) {
+func (x *run) fallback(st *spec.Step) (string, spec.From) {
 	if st.Default == "" {
-		return "", ""
+		return "", spec.From{}
 	}
-	v, ok, _ := expand(st.Default, x.lookup, x.in.Home, x.in.OS == "windows")
+	v, ok, _ := spec.Expand(st.Default, x.lookup, x.in.Home, x.in.OS == "windows")
 	if !ok {
-		return "", ""
+		return "", spec.From{}
 	}
-	return v, "default"
+	return v, spec.From{Kind: spec.FromDefault}
 }
 
 // value reads a step's value from one file's JSON.
-func (x *run) value(st *Step, data []byte, key string) string {
+func (x *run) value(st *spec.Step, data []byte, key string) string {
 	v := x.get(data, key)
 	if slices.Contains(st.Unset, v) {
 		return ""
@@ -436,7 +361,7 @@ type doc struct {
 
 // read returns the step's existing files in order: the first one for a plain step, every one for
 // a list.
-func (x *run) read(st *Step) ([]doc, error) {
+func (x *run) read(st *spec.Step) ([]doc, error) {
 	paths, err := x.paths(st)
 	if err != nil {
 		return nil, err
@@ -460,7 +385,7 @@ func (x *run) read(st *Step) ([]doc, error) {
 
 // paths expands the step's path templates for the call's system into absolute paths. A template
 // with an unset variable names no file and is skipped.
-func (x *run) paths(st *Step) ([]string, error) {
+func (x *run) paths(st *spec.Step) ([]string, error) {
 	ts := st.File
 	switch x.in.OS {
 	case "windows":
@@ -485,7 +410,7 @@ func (x *run) paths(st *Step) ([]string, error) {
 		return err
 	}
 	for _, t := range ts {
-		p, ok, _ := expand(t, x.lookup, x.in.Home, x.in.OS == "windows")
+		p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.OS == "windows")
 		if !ok {
 			continue
 		}
@@ -513,7 +438,7 @@ func (x *run) abs(p string) (string, error) {
 		return filepath.Clean(p), nil
 	}
 	if x.in.Dir == "" {
-		return "", fmt.Errorf("state path %s is relative: %w", p, ErrNoDir)
+		return "", fmt.Errorf("state path %s is relative: %w", p, spec.ErrNoDir)
 	}
 	return filepath.Join(x.in.Dir, p), nil
 }
@@ -549,9 +474,9 @@ func (x *run) lookupPath(path string) (string, bool, error) {
 
 // known lists the contexts in docs, the first file's entry winning for an id listed twice
 // (kubectl merges contexts that way).
-func (x *run) known(k *KnownList, docs []doc) []Known {
+func (x *run) known(k *spec.KnownList, docs []doc) []spec.Known {
 	list := substitute(k.List, x.lookup)
-	var out []Known
+	var out []spec.Known
 	for _, d := range docs {
 		gjson.GetBytes(d.json, list).ForEach(func(_, e gjson.Result) bool {
 			id := e.Get(k.ID).String()
@@ -567,7 +492,7 @@ func (x *run) known(k *KnownList, docs []doc) []Known {
 			if k.Name != "" {
 				name = e.Get(k.Name).String()
 			}
-			out = append(out, Known{ID: id, Name: name})
+			out = append(out, spec.Known{ID: id, Name: name})
 			return true
 		})
 	}
@@ -579,7 +504,7 @@ func (x *run) known(k *KnownList, docs []doc) []Known {
 const maxState = 16 << 20
 
 // load reads a state file as JSON, once per Reader.
-func (r *Reader) load(path, format string) ([]byte, bool, error) {
+func (r *Reader) load(path string, format spec.Format) ([]byte, bool, error) {
 	k := fileKey{path, format}
 	if f, ok := r.files[k]; ok {
 		return f.json, f.exists, f.err
@@ -601,7 +526,7 @@ const settle = 10 * time.Millisecond
 
 // readState reads a state file as JSON, reading it once more after a pause if it looks caught
 // mid-write (see settle).
-func readState(path, format string) ([]byte, bool, error) {
+func readState(path string, format spec.Format) ([]byte, bool, error) {
 	out, exists, err := readStateOnce(path, format)
 	var parse *parseError
 	if exists && (errors.As(err, &parse) || err == nil && empty(out)) {
@@ -626,7 +551,7 @@ func empty(out []byte) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-func readStateOnce(path, format string) ([]byte, bool, error) {
+func readStateOnce(path string, format spec.Format) ([]byte, bool, error) {
 	data, err := readFile(path)
 	if err != nil {
 		if missing(err) {
@@ -634,13 +559,13 @@ func readStateOnce(path, format string) ([]byte, bool, error) {
 		}
 		return nil, true, &StateError{path, err}
 	}
-	out, err := codec.ToJSON(data, format)
+	out, err := codec.ToJSON(data, string(format))
 	if err != nil {
 		return nil, true, &parseError{err}
 	}
 	// gjson reads what it can of broken JSON; a file cut short by a concurrent write must fail
 	// closed instead. The BOM is gone by now, so gjson's own check is safe to use.
-	if format == "json" && len(bytes.TrimSpace(out)) > 0 && !gjson.ValidBytes(out) {
+	if format == spec.FormatJSON && len(bytes.TrimSpace(out)) > 0 && !gjson.ValidBytes(out) {
 		return nil, true, &parseError{jsonError(out)}
 	}
 	return out, true, nil

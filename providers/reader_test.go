@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,9 +26,9 @@ const (
 	devSub  = "11111111-1111-4111-8111-111111111111"
 )
 
-var azKnown = []providers.Known{{ID: devSub, Name: "Contoso-Dev"}, {ID: prodSub, Name: "Contoso-Prod"}}
+var azKnown = []spec.Known{{ID: devSub, Name: "Contoso-Dev"}, {ID: prodSub, Name: "Contoso-Prod"}}
 
-var kubeKnown = []providers.Known{{"dev", "dev"}, {"prod", "prod"}, {"prod-admin", "prod-admin"}}
+var kubeKnown = []spec.Known{{ID: "dev", Name: "dev"}, {ID: "prod", Name: "prod"}, {ID: "prod-admin", Name: "prod-admin"}}
 
 // gcloudFiles places the whole gcloud fixture folder.
 var gcloudFiles = []string{
@@ -50,10 +51,10 @@ type resolveCase struct {
 	vars     map[string]string
 	os       string
 
-	want    providers.Active // Value, Name, Source and File are always compared
-	known   bool             // compare want.Known too
-	lets    bool             // compare want.Vars too
-	wantErr string           // a substring of the error, which must be a *providers.StateError
+	want    spec.Active // Value, Name, From and File are always compared
+	known   bool        // compare want.Known too
+	lets    bool        // compare want.Vars too
+	wantErr string      // a substring of the error, which must be a *providers.StateError
 }
 
 func resolveCases() []resolveCase {
@@ -61,45 +62,45 @@ func resolveCases() []resolveCase {
 		// az: every fixture az wrote, and the hand-written one.
 		{name: "az after account set prod (BOM, one line)", provider: "az",
 			files: []string{"az/azureProfile.after-account-set-prod.json", azProfile},
-			want:  providers.Active{Value: prodSub, Name: "Contoso-Prod", Source: "file", File: azProfile, Known: azKnown}, known: true},
+			want:  spec.Active{Value: prodSub, Name: "Contoso-Prod", From: spec.From{Kind: spec.FromFile}, File: azProfile, Known: azKnown}, known: true},
 		{name: "az handwritten", provider: "az",
 			files: []string{"az/azureProfile.handwritten.json", azProfile},
-			want:  providers.Active{Value: devSub, Name: "Contoso-Dev", Source: "file", File: azProfile, Known: azKnown}, known: true},
+			want:  spec.Active{Value: devSub, Name: "Contoso-Dev", From: spec.From{Kind: spec.FromFile}, File: azProfile, Known: azKnown}, known: true},
 		{name: "az no default", provider: "az",
 			files: []string{"az/azureProfile.no-default.json", azProfile},
-			want:  providers.Active{File: azProfile, Known: azKnown}, known: true},
+			want:  spec.Active{File: azProfile, Known: azKnown}, known: true},
 		{name: "az after account clear", provider: "az",
 			files: []string{"az/azureProfile.after-account-clear.json", azProfile},
-			want:  providers.Active{File: azProfile}, known: true},
+			want:  spec.Active{File: azProfile}, known: true},
 		{name: "az fresh install", provider: "az",
 			files: []string{"az/azureProfile.fresh-install.json", azProfile},
-			want:  providers.Active{File: azProfile}},
+			want:  spec.Active{File: azProfile}},
 		{name: "az missing then created (BOM and {})", provider: "az",
 			files: []string{"az/azureProfile.missing-then-created.json", azProfile},
-			want:  providers.Active{File: azProfile}},
-		{name: "az no file", provider: "az", want: providers.Active{}},
+			want:  spec.Active{File: azProfile}},
+		{name: "az no file", provider: "az", want: spec.Active{}},
 		{name: "az AZURE_CONFIG_DIR", provider: "az",
 			files: []string{"az/azureProfile.handwritten.json", "other/azureProfile.json",
 				"az/azureProfile.after-account-set-prod.json", azProfile},
 			env:  map[string]string{"AZURE_CONFIG_DIR": "{root}/other"},
-			want: providers.Active{Value: devSub, Name: "Contoso-Dev", Source: "file", File: "other/azureProfile.json"}},
+			want: spec.Active{Value: devSub, Name: "Contoso-Dev", From: spec.From{Kind: spec.FromFile}, File: "other/azureProfile.json"}},
 		{name: "az empty AZURE_CONFIG_DIR is unset", provider: "az",
 			files: []string{"az/azureProfile.after-account-set-prod.json", azProfile},
 			env:   map[string]string{"AZURE_CONFIG_DIR": ""},
-			want:  providers.Active{Value: prodSub, Name: "Contoso-Prod", Source: "file", File: azProfile}},
+			want:  spec.Active{Value: prodSub, Name: "Contoso-Prod", From: spec.From{Kind: spec.FromFile}, File: azProfile}},
 		{name: "az AZURE_SUBSCRIPTION_ID is ignored", provider: "az",
 			files: []string{"az/azureProfile.after-account-set-prod.json", azProfile},
 			env:   map[string]string{"AZURE_SUBSCRIPTION_ID": devSub, "AZURE_DEFAULTS_SUBSCRIPTION": devSub},
-			want:  providers.Active{Value: prodSub, Name: "Contoso-Prod", Source: "file", File: azProfile}},
+			want:  spec.Active{Value: prodSub, Name: "Contoso-Prod", From: spec.From{Kind: spec.FromFile}, File: azProfile}},
 		{name: "az CRLF", provider: "az",
 			setup: func(t *testing.T, root string) {
 				data, _ := os.ReadFile("testdata/az/azureProfile.handwritten.json")
 				write(t, filepath.Join(root, azProfile), strings.ReplaceAll(string(data), "\n", "\r\n"))
 			},
-			want: providers.Active{Value: devSub, Name: "Contoso-Dev", Source: "file", File: azProfile}},
+			want: spec.Active{Value: devSub, Name: "Contoso-Dev", From: spec.From{Kind: spec.FromFile}, File: azProfile}},
 		{name: "az empty file", provider: "az",
 			setup: func(t *testing.T, root string) { write(t, filepath.Join(root, azProfile), "") },
-			want:  providers.Active{File: azProfile}},
+			want:  spec.Active{File: azProfile}},
 		{name: "az truncated by a concurrent write", provider: "az",
 			setup: func(t *testing.T, root string) {
 				data, _ := os.ReadFile("testdata/az/azureProfile.after-account-set-prod.json")
@@ -126,85 +127,85 @@ func resolveCases() []resolveCase {
 			wantErr: "read state {root}/" + azProfile + ": permission denied"},
 		{name: "az home is a file", provider: "az",
 			setup: func(t *testing.T, root string) { write(t, filepath.Join(root, "home/.azure"), "x") },
-			want:  providers.Active{}},
+			want:  spec.Active{}},
 
 		// kubectl: the four kubeconfigs, merged lists and --kubeconfig.
 		{name: "kubectl handwritten", provider: "kubectl",
 			files: []string{"kubectl/config.handwritten.yaml", kubeHome},
-			want:  providers.Active{Value: "dev", Name: "dev", Source: "file", File: kubeHome, Known: kubeKnown}, known: true},
+			want:  spec.Active{Value: "dev", Name: "dev", From: spec.From{Kind: spec.FromFile}, File: kubeHome, Known: kubeKnown}, known: true},
 		{name: "kubectl after use-context prod", provider: "kubectl",
 			files: []string{"kubectl/config.after-use-context-prod.yaml", kubeHome},
-			want:  providers.Active{Value: "prod", Name: "prod", Source: "file", File: kubeHome, Known: kubeKnown}, known: true},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: kubeHome, Known: kubeKnown}, known: true},
 		{name: "kubectl after set-context --current --namespace", provider: "kubectl",
 			files: []string{"kubectl/config.after-set-context-current-namespace-checkout.yaml", kubeHome},
-			want:  providers.Active{Value: "prod", Name: "prod", Source: "file", File: kubeHome}},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: kubeHome}},
 		{name: "kubectl no current-context", provider: "kubectl",
 			files: []string{"kubectl/config.no-current-context.yaml", kubeHome},
-			want:  providers.Active{File: kubeHome, Known: kubeKnown}, known: true},
-		{name: "kubectl no kubeconfig", provider: "kubectl", want: providers.Active{}},
+			want:  spec.Active{File: kubeHome, Known: kubeKnown}, known: true},
+		{name: "kubectl no kubeconfig", provider: "kubectl", want: spec.Active{}},
 		{name: "kubectl merged: first file that sets current-context wins", provider: "kubectl",
 			files: []string{"kubectl/merged/a.after-use-context-dev.yaml", "k/a.yaml", "kubectl/merged/b.before.yaml", "k/b.yaml"},
 			env:   map[string]string{"KUBECONFIG": "{root}/k/missing.yaml:{root}/k/a.yaml:{root}/k/b.yaml"},
-			want: providers.Active{Value: "dev", Name: "dev", Source: "file", File: "k/a.yaml",
-				Known: []providers.Known{{"dev", "dev"}, {"prod", "prod"}}}, known: true},
+			want: spec.Active{Value: "dev", Name: "dev", From: spec.From{Kind: spec.FromFile}, File: "k/a.yaml",
+				Known: []spec.Known{{ID: "dev", Name: "dev"}, {ID: "prod", Name: "prod"}}}, known: true},
 		{name: "kubectl merged: a file without current-context is skipped", provider: "kubectl",
 			files: []string{"kubectl/merged/a.before.yaml", "k/a.yaml", "kubectl/merged/b.before.yaml", "k/b.yaml"},
 			env:   map[string]string{"KUBECONFIG": "{root}/k/missing.yaml:{root}/k/a.yaml:{root}/k/b.yaml"},
-			want:  providers.Active{Value: "prod", Name: "prod", Source: "file", File: "k/b.yaml"}},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: "k/b.yaml"}},
 		{name: "kubectl merged: relative entries and repeats", provider: "kubectl",
 			files: []string{"kubectl/merged/a.before.yaml", "work/a.yaml", "kubectl/merged/b.before.yaml", "work/b.yaml"},
 			env:   map[string]string{"KUBECONFIG": "a.yaml::a.yaml:./b.yaml"},
-			want:  providers.Active{Value: "prod", Name: "prod", Source: "file", File: "work/b.yaml"}},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: "work/b.yaml"}},
 		{name: "kubectl --kubeconfig beats KUBECONFIG and the home file", provider: "kubectl",
 			files: []string{"kubectl/config.after-use-context-prod.yaml", kubeHome,
 				"kubectl/merged/a.after-use-context-dev.yaml", "k/a.yaml", "kubectl/config.handwritten.yaml", "k/flag.yaml"},
 			env:   map[string]string{"KUBECONFIG": "{root}/k/a.yaml"},
 			flags: map[string]string{"--kubeconfig": "{root}/k/flag.yaml"},
-			want:  providers.Active{Value: "dev", Name: "dev", Source: "file", File: "k/flag.yaml"}},
+			want:  spec.Active{Value: "dev", Name: "dev", From: spec.From{Kind: spec.FromFile}, File: "k/flag.yaml"}},
 		{name: "kubectl CRLF", provider: "kubectl",
 			setup: func(t *testing.T, root string) {
 				data, _ := os.ReadFile("testdata/kubectl/config.after-use-context-prod.yaml")
 				write(t, filepath.Join(root, kubeHome), strings.ReplaceAll(string(data), "\n", "\r\n"))
 			},
-			want: providers.Active{Value: "prod", Name: "prod", Source: "file", File: kubeHome}},
+			want: spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: kubeHome}},
 		{name: "kubectl corrupt", provider: "kubectl",
 			setup:   func(t *testing.T, root string) { write(t, filepath.Join(root, kubeHome), "current-context: [dev\n") },
 			wantErr: "read state {root}/" + kubeHome + ": line 1: "},
 
 		// gcloud: active_config, the env var and flag that beat it, the project env var.
 		{name: "gcloud active_config prod", provider: "gcloud", files: gcloudFiles,
-			want: providers.Active{Value: "contoso-prod-654321", Source: "file", File: gcloudDir + "/configurations/config_prod",
+			want: spec.Active{Value: "contoso-prod-654321", From: spec.From{Kind: spec.FromFile}, File: gcloudDir + "/configurations/config_prod",
 				Vars: map[string]string{"config": "prod"}}, lets: true},
 		{name: "gcloud CLOUDSDK_ACTIVE_CONFIG_NAME", provider: "gcloud", files: gcloudFiles,
 			env:  map[string]string{"CLOUDSDK_ACTIVE_CONFIG_NAME": "dev"},
-			want: providers.Active{Value: "contoso-dev-123456", Source: "file", File: gcloudDir + "/configurations/config_dev"}},
+			want: spec.Active{Value: "contoso-dev-123456", From: spec.From{Kind: spec.FromFile}, File: gcloudDir + "/configurations/config_dev"}},
 		{name: "gcloud --configuration beats the env var", provider: "gcloud", files: gcloudFiles,
 			env:   map[string]string{"CLOUDSDK_ACTIVE_CONFIG_NAME": "prod"},
 			flags: map[string]string{"--configuration": "dev"},
-			want:  providers.Active{Value: "contoso-dev-123456", Source: "file", File: gcloudDir + "/configurations/config_dev"}},
+			want:  spec.Active{Value: "contoso-dev-123456", From: spec.From{Kind: spec.FromFile}, File: gcloudDir + "/configurations/config_dev"}},
 		{name: "gcloud CLOUDSDK_CORE_PROJECT", provider: "gcloud", files: gcloudFiles,
 			env:  map[string]string{"CLOUDSDK_ACTIVE_CONFIG_NAME": "dev", "CLOUDSDK_CORE_PROJECT": "envproj"},
-			want: providers.Active{Value: "envproj", Source: "env CLOUDSDK_CORE_PROJECT"}},
+			want: spec.Active{Value: "envproj", From: spec.From{Kind: spec.FromEnv, Name: "CLOUDSDK_CORE_PROJECT"}}},
 		{name: "gcloud carried config", provider: "gcloud", files: gcloudFiles,
 			vars: map[string]string{"config": "dev"},
-			want: providers.Active{Value: "contoso-dev-123456", Source: "file", File: gcloudDir + "/configurations/config_dev",
+			want: spec.Active{Value: "contoso-dev-123456", From: spec.From{Kind: spec.FromFile}, File: gcloudDir + "/configurations/config_dev",
 				Vars: map[string]string{"config": "dev"}}, lets: true},
 		{name: "gcloud env beats a carried config", provider: "gcloud", files: gcloudFiles,
 			vars: map[string]string{"config": "dev"},
 			env:  map[string]string{"CLOUDSDK_ACTIVE_CONFIG_NAME": "prod"},
-			want: providers.Active{Value: "contoso-prod-654321", Source: "file", File: gcloudDir + "/configurations/config_prod"}},
+			want: spec.Active{Value: "contoso-prod-654321", From: spec.From{Kind: spec.FromFile}, File: gcloudDir + "/configurations/config_prod"}},
 		{name: "gcloud no active_config: default configuration, empty", provider: "gcloud",
 			files: []string{"gcloud/configurations/config_default", gcloudDir + "/configurations/config_default",
 				"gcloud/configurations/config_prod", gcloudDir + "/configurations/config_prod"},
-			want: providers.Active{File: gcloudDir + "/configurations/config_default",
+			want: spec.Active{File: gcloudDir + "/configurations/config_default",
 				Vars: map[string]string{"config": "default"}}, lets: true},
 		{name: "gcloud unknown configuration is empty", provider: "gcloud", files: gcloudFiles,
 			env:  map[string]string{"CLOUDSDK_ACTIVE_CONFIG_NAME": "nope"},
-			want: providers.Active{}},
+			want: spec.Active{}},
 		{name: "gcloud CLOUDSDK_CONFIG", provider: "gcloud",
 			files: []string{"gcloud/active_config", "g/active_config", "gcloud/configurations/config_prod", "g/configurations/config_prod"},
 			env:   map[string]string{"CLOUDSDK_CONFIG": "{root}/g"},
-			want:  providers.Active{Value: "contoso-prod-654321", Source: "file", File: "g/configurations/config_prod"}},
+			want:  spec.Active{Value: "contoso-prod-654321", From: spec.From{Kind: spec.FromFile}, File: "g/configurations/config_prod"}},
 		{name: "gcloud corrupt configuration", provider: "gcloud",
 			setup: func(t *testing.T, root string) {
 				write(t, filepath.Join(root, gcloudDir, "active_config"), "prod")
@@ -214,85 +215,85 @@ func resolveCases() []resolveCase {
 
 		// gh: every hosts.yml, and the host chosen by GH_HOST or --hostname.
 		{name: "gh legacy (no users list, so no name)", provider: "gh", files: []string{"gh/hosts.legacy-pre-2.40.yml", ghHosts},
-			want: providers.Active{Value: "alice-example", Source: "file", File: ghHosts}, known: true},
+			want: spec.Active{Value: "alice-example", From: spec.From{Kind: spec.FromFile}, File: ghHosts}, known: true},
 		{name: "gh after migration", provider: "gh", files: []string{"gh/hosts.after-multi-account-migration.yml", ghHosts},
-			want: providers.Active{Value: "alice-example", Name: "alice-example", Source: "file", File: ghHosts,
-				Known: []providers.Known{{"alice-example", "alice-example"}}}, known: true},
+			want: spec.Active{Value: "alice-example", Name: "alice-example", From: spec.From{Kind: spec.FromFile}, File: ghHosts,
+				Known: []spec.Known{{ID: "alice-example", Name: "alice-example"}}}, known: true},
 		{name: "gh two users, alice active", provider: "gh", files: []string{"gh/hosts.two-users-alice-active.yml", ghHosts},
-			want: providers.Active{Value: "alice-example", Name: "alice-example", Source: "file", File: ghHosts,
-				Known: []providers.Known{{"alice-example", "alice-example"}, {"bob-example", "bob-example"}}}, known: true},
+			want: spec.Active{Value: "alice-example", Name: "alice-example", From: spec.From{Kind: spec.FromFile}, File: ghHosts,
+				Known: []spec.Known{{ID: "alice-example", Name: "alice-example"}, {ID: "bob-example", Name: "bob-example"}}}, known: true},
 		{name: "gh after auth switch to bob", provider: "gh", files: []string{"gh/hosts.after-auth-switch-to-bob.yml", ghHosts},
-			want: providers.Active{Value: "bob-example", Name: "bob-example", Source: "file", File: ghHosts}},
+			want: spec.Active{Value: "bob-example", Name: "bob-example", From: spec.From{Kind: spec.FromFile}, File: ghHosts}},
 		{name: "gh GH_HOST", provider: "gh", files: []string{"gh/hosts.after-auth-switch-to-bob.yml", ghHosts},
 			env: map[string]string{"GH_HOST": "ghe.example.invalid"},
-			want: providers.Active{Value: "alice-corp", Name: "alice-corp", Source: "file", File: ghHosts,
-				Known: []providers.Known{{"alice-corp", "alice-corp"}}, Vars: map[string]string{"host": "ghe.example.invalid"}},
+			want: spec.Active{Value: "alice-corp", Name: "alice-corp", From: spec.From{Kind: spec.FromFile}, File: ghHosts,
+				Known: []spec.Known{{ID: "alice-corp", Name: "alice-corp"}}, Vars: map[string]string{"host": "ghe.example.invalid"}},
 			known: true, lets: true},
 		{name: "gh --hostname beats GH_HOST", provider: "gh", files: []string{"gh/hosts.after-auth-switch-to-bob.yml", ghHosts},
 			env:   map[string]string{"GH_HOST": "github.com"},
 			flags: map[string]string{"--hostname": "ghe.example.invalid"},
-			want:  providers.Active{Value: "alice-corp", Name: "alice-corp", Source: "file", File: ghHosts}},
+			want:  spec.Active{Value: "alice-corp", Name: "alice-corp", From: spec.From{Kind: spec.FromFile}, File: ghHosts}},
 		{name: "gh unknown host", provider: "gh", files: []string{"gh/hosts.legacy-pre-2.40.yml", ghHosts},
 			env:  map[string]string{"GH_HOST": "example.invalid"},
-			want: providers.Active{File: ghHosts}},
+			want: spec.Active{File: ghHosts}},
 		{name: "gh XDG_CONFIG_HOME", provider: "gh", files: []string{"gh/hosts.after-auth-switch-to-bob.yml", "xdg/gh/hosts.yml"},
 			env:  map[string]string{"XDG_CONFIG_HOME": "{root}/xdg"},
-			want: providers.Active{Value: "bob-example", Name: "bob-example", Source: "file", File: "xdg/gh/hosts.yml"}},
+			want: spec.Active{Value: "bob-example", Name: "bob-example", From: spec.From{Kind: spec.FromFile}, File: "xdg/gh/hosts.yml"}},
 		{name: "gh GH_CONFIG_DIR beats XDG_CONFIG_HOME", provider: "gh",
 			files: []string{"gh/hosts.after-auth-switch-to-bob.yml", "xdg/gh/hosts.yml", "gh/hosts.legacy-pre-2.40.yml", "ghdir/hosts.yml"},
 			env:   map[string]string{"XDG_CONFIG_HOME": "{root}/xdg", "GH_CONFIG_DIR": "{root}/ghdir"},
-			want:  providers.Active{Value: "alice-example", Source: "file", File: "ghdir/hosts.yml"}},
+			want:  spec.Active{Value: "alice-example", From: spec.From{Kind: spec.FromFile}, File: "ghdir/hosts.yml"}},
 
 		// terraform: the environment file in the working directory.
 		{name: "terraform staging", provider: "terraform", files: []string{"terraform/environment.staging", tfEnv},
-			want: providers.Active{Value: "staging", Source: "file", File: tfEnv}},
+			want: spec.Active{Value: "staging", From: spec.From{Kind: spec.FromFile}, File: tfEnv}},
 		{name: "terraform no environment file", provider: "terraform",
-			want: providers.Active{Value: "default", Source: "default"}},
+			want: spec.Active{Value: "default", From: spec.From{Kind: spec.FromDefault}}},
 		{name: "terraform empty environment file", provider: "terraform",
 			setup: func(t *testing.T, root string) { write(t, filepath.Join(root, tfEnv), "\n") },
-			want:  providers.Active{Value: "default", Source: "default", File: tfEnv}},
+			want:  spec.Active{Value: "default", From: spec.From{Kind: spec.FromDefault}, File: tfEnv}},
 		{name: "terraform TF_WORKSPACE", provider: "terraform", files: []string{"terraform/environment.staging", tfEnv},
 			env:  map[string]string{"TF_WORKSPACE": "prod"},
-			want: providers.Active{Value: "prod", Source: "env TF_WORKSPACE"}},
+			want: spec.Active{Value: "prod", From: spec.From{Kind: spec.FromEnv, Name: "TF_WORKSPACE"}}},
 		{name: "terraform TF_DATA_DIR", provider: "terraform", files: []string{"terraform/environment.staging", "work/data/environment"},
 			env:  map[string]string{"TF_DATA_DIR": "data"},
-			want: providers.Active{Value: "staging", Source: "file", File: "work/data/environment"}},
+			want: spec.Active{Value: "staging", From: spec.From{Kind: spec.FromFile}, File: "work/data/environment"}},
 		{name: "terraform trailing newline", provider: "terraform",
 			setup: func(t *testing.T, root string) { write(t, filepath.Join(root, tfEnv), "prod\r\n") },
-			want:  providers.Active{Value: "prod", Source: "file", File: tfEnv}},
+			want:  spec.Active{Value: "prod", From: spec.From{Kind: spec.FromFile}, File: tfEnv}},
 
 		// pac: the synthetic profile file, on Linux and macOS.
 		{name: "pac", provider: "pac", files: []string{"pac/authprofiles_v2.synthetic.json", pacLinux},
-			want: providers.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", Source: "file", File: pacLinux,
-				Known: []providers.Known{
-					{"https://contoso-dev.crm4.dynamics.com/", "contoso-dev"},
-					{"https://contoso.crm4.dynamics.com/", "contoso-prod"},
-					{"https://service.powerapps.com/", ""},
+			want: spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: pacLinux,
+				Known: []spec.Known{
+					{ID: "https://contoso-dev.crm4.dynamics.com/", Name: "contoso-dev"},
+					{ID: "https://contoso.crm4.dynamics.com/", Name: "contoso-prod"},
+					{ID: "https://service.powerapps.com/", Name: ""},
 				}}, known: true},
 		{name: "pac folder case matters on Linux", provider: "pac",
 			files: []string{"pac/authprofiles_v2.synthetic.json", "home/.local/share/Microsoft/PowerAppsCLI/authprofiles_v2.json"},
-			want:  providers.Active{}},
+			want:  spec.Active{}},
 		{name: "pac XDG_DATA_HOME", provider: "pac",
 			files: []string{"pac/authprofiles_v2.synthetic.json", "data/Microsoft/PowerAppsCli/authprofiles_v2.json"},
 			env:   map[string]string{"XDG_DATA_HOME": "{root}/data"},
-			want:  providers.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", Source: "file", File: "data/Microsoft/PowerAppsCli/authprofiles_v2.json"}},
+			want:  spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: "data/Microsoft/PowerAppsCli/authprofiles_v2.json"}},
 		{name: "pac no environment selected", provider: "pac",
 			setup: func(t *testing.T, root string) {
 				write(t, filepath.Join(root, pacLinux), `{"Profiles":[],"Current":{"UNIVERSAL":{"Resource":"https://service.powerapps.com/"}}}`)
 			},
-			want: providers.Active{File: pacLinux}},
+			want: spec.Active{File: pacLinux}},
 		{name: "pac macOS, .NET 8 folder", provider: "pac", os: "darwin",
 			files: []string{"pac/authprofiles_v2.synthetic.json", pacMac},
-			want:  providers.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", Source: "file", File: pacMac}},
+			want:  spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: pacMac}},
 		{name: "pac macOS, older .NET folder", provider: "pac", os: "darwin",
 			files: []string{"pac/authprofiles_v2.synthetic.json", pacLinux},
-			want:  providers.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", Source: "file", File: pacLinux}},
+			want:  spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: pacLinux}},
 		{name: "pac macOS, both: the newer folder wins", provider: "pac", os: "darwin",
 			files: []string{"pac/authprofiles_v2.synthetic.json", pacMac},
 			setup: func(t *testing.T, root string) {
 				write(t, filepath.Join(root, pacLinux), `{"Current":{"UNIVERSAL":{"Resource":"https://old.example/"}}}`)
 			},
-			want: providers.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", Source: "file", File: pacMac}},
+			want: spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: pacMac}},
 	}
 }
 
@@ -321,7 +322,7 @@ func TestResolve(t *testing.T) {
 			if osName == "" {
 				osName = "linux"
 			}
-			in := providers.Input{
+			in := spec.Input{
 				Env:  env(subMap(tt.env)),
 				Dir:  filepath.Join(root, "work"),
 				Home: filepath.Join(root, "home"),
@@ -329,7 +330,7 @@ func TestResolve(t *testing.T) {
 				Flag: flags(subMap(tt.flags)),
 				Vars: subMap(tt.vars),
 			}
-			got, err := providers.NewReader().Resolve(spec(t, tt.provider), in)
+			got, err := providers.NewReader().Resolve(provider(t, tt.provider), in)
 			if tt.wantErr != "" {
 				var se *providers.StateError
 				if err == nil || !strings.Contains(err.Error(), sub(tt.wantErr)) || !errors.As(err, &se) {
@@ -345,12 +346,13 @@ func TestResolve(t *testing.T) {
 				want.File = filepath.Join(root, want.File)
 			}
 			type view struct {
-				Value, Name, Source, File string
-				Known                     []providers.Known
-				Vars                      map[string]string
+				Value, Name, File string
+				From              spec.From
+				Known             []spec.Known
+				Vars              map[string]string
 			}
-			g := view{Value: got.Value, Name: got.Name, Source: got.Source, File: got.File}
-			w := view{Value: want.Value, Name: want.Name, Source: want.Source, File: want.File}
+			g := view{Value: got.Value, Name: got.Name, From: got.From, File: got.File}
+			w := view{Value: want.Value, Name: want.Name, From: want.From, File: want.File}
 			if tt.known {
 				g.Known, w.Known = got.Known, want.Known
 			}
@@ -386,12 +388,12 @@ func TestFixturesIntact(t *testing.T) {
 func TestResolveTrace(t *testing.T) {
 	root := t.TempDir()
 	place(t, root, gcloudFiles...)
-	in := providers.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(nil)}
-	got, err := providers.NewReader().Resolve(spec(t, "gcloud"), in)
+	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(nil)}
+	got, err := providers.NewReader().Resolve(provider(t, "gcloud"), in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []providers.Let{{Name: "config", Value: "prod", Source: "file", File: filepath.Join(root, gcloudDir, "active_config")}}
+	want := []spec.Let{{Name: "config", Value: "prod", From: spec.From{Kind: spec.FromFile}, File: filepath.Join(root, gcloudDir, "active_config")}}
 	if diff := cmp.Diff(want, got.Lets); diff != "" {
 		t.Errorf("Lets (-want +got):\n%s", diff)
 	}
@@ -401,14 +403,14 @@ func TestResolveTrace(t *testing.T) {
 
 	in.Env = env(map[string]string{"GH_HOST": "ghe.example.invalid"})
 	place(t, root, "gh/hosts.legacy-pre-2.40.yml", ghHosts)
-	got, err = providers.NewReader().Resolve(spec(t, "gh"), in)
+	got, err = providers.NewReader().Resolve(provider(t, "gh"), in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `ghe\.example\.invalid.user`; got.Key != want {
 		t.Errorf("Key = %q, want %q (the host escaped for gjson)", got.Key, want)
 	}
-	if want := []providers.Let{{Name: "host", Value: "ghe.example.invalid", Source: "env GH_HOST"}}; !cmp.Equal(want, got.Lets) {
+	if want := []spec.Let{{Name: "host", Value: "ghe.example.invalid", From: spec.From{Kind: spec.FromEnv, Name: "GH_HOST"}}}; !cmp.Equal(want, got.Lets) {
 		t.Errorf("Lets = %v, want %v", got.Lets, want)
 	}
 }
@@ -418,23 +420,23 @@ func TestResolveTrace(t *testing.T) {
 func TestReaderCaches(t *testing.T) {
 	root := t.TempDir()
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
-	in := providers.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
 	r := providers.NewReader()
-	a, err := r.Resolve(spec(t, "az"), in)
+	a, err := r.Resolve(provider(t, "az"), in)
 	if err != nil || a.Value != prodSub {
 		t.Fatalf("Resolve = %q, %v", a.Value, err)
 	}
 	place(t, root, "az/azureProfile.handwritten.json", azProfile)
-	if a, _ = r.Resolve(spec(t, "az"), in); a.Value != prodSub {
+	if a, _ = r.Resolve(provider(t, "az"), in); a.Value != prodSub {
 		t.Errorf("second Resolve = %q, want the cached %q", a.Value, prodSub)
 	}
-	if a, _ = providers.NewReader().Resolve(spec(t, "az"), in); a.Value != devSub {
+	if a, _ = providers.NewReader().Resolve(provider(t, "az"), in); a.Value != devSub {
 		t.Errorf("new Reader = %q, want %q", a.Value, devSub)
 	}
 }
 
 func TestActiveFind(t *testing.T) {
-	a := providers.Active{Known: azKnown}
+	a := spec.Active{Known: azKnown}
 	for _, tt := range []struct {
 		v    string
 		fold bool
@@ -457,11 +459,11 @@ func TestActiveFind(t *testing.T) {
 func TestTarget(t *testing.T) {
 	root := t.TempDir()
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux)
-	in := providers.Input{Home: filepath.Join(root, "home"), OS: "linux"}
-	s := spec(t, "pac")
+	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	s := provider(t, "pac")
 	byIndex, byName, env := &s.Switch[0], &s.Switch[1], &s.Switch[2]
 	tests := []struct {
-		sw     *providers.Switch
+		sw     *spec.Switch
 		target string
 		want   string
 		ok     bool
@@ -492,7 +494,7 @@ func TestTarget(t *testing.T) {
 func TestLookup(t *testing.T) {
 	root := t.TempDir()
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux, "gh/hosts.two-users-alice-active.yml", ghHosts)
-	in := providers.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(map[string]string{"GH_HOST": "ghe.example.invalid"})}
+	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(map[string]string{"GH_HOST": "ghe.example.invalid"})}
 	r := providers.NewReader()
 	for _, tt := range []struct {
 		provider, path, want string
@@ -504,7 +506,7 @@ func TestLookup(t *testing.T) {
 		{"gh", "${host}.git_protocol", "ssh", true},
 		{"gh", "${host}.users.alice-corp.oauth_token", "gho_FAKEcorp0000000000000000000000000000", true},
 	} {
-		got, ok, err := r.Lookup(spec(t, tt.provider), in, tt.path)
+		got, ok, err := r.Lookup(provider(t, tt.provider), in, tt.path)
 		if err != nil || got != tt.want || ok != tt.ok {
 			t.Errorf("Lookup(%s, %q) = %q, %v, %v; want %q, %v", tt.provider, tt.path, got, ok, err, tt.want, tt.ok)
 		}
@@ -518,8 +520,8 @@ func TestExists(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(root, "terraform.tfstate.d", "escape", "x"), "")
-	in := providers.Input{Dir: dir, Home: filepath.Join(root, "home"), OS: "linux"}
-	s := spec(t, "terraform")
+	in := spec.Input{Dir: dir, Home: filepath.Join(root, "home"), OS: "linux"}
+	s := provider(t, "terraform")
 	r := providers.NewReader()
 	for _, tt := range []struct {
 		value string
@@ -540,7 +542,7 @@ func TestExists(t *testing.T) {
 		}
 	}
 	// A provider without checks accepts every value.
-	if ok, err := r.Exists(spec(t, "az"), in, "anything"); !ok || err != nil {
+	if ok, err := r.Exists(provider(t, "az"), in, "anything"); !ok || err != nil {
 		t.Errorf("Exists without checks = %v, %v; want true", ok, err)
 	}
 }
@@ -551,14 +553,14 @@ func BenchmarkResolve(b *testing.B) {
 		"kubectl/config.after-use-context-prod.yaml", kubeHome,
 		"terraform/environment.staging", tfEnv)
 	place(b, root, gcloudFiles...)
-	in := providers.Input{
+	in := spec.Input{
 		Env:  env(map[string]string{"PATH": "/usr/bin"}),
 		Dir:  filepath.Join(root, "work"),
 		Home: filepath.Join(root, "home"),
 		OS:   "linux",
 		Flag: flags(nil),
 	}
-	specs := []*providers.Spec{spec(b, "az"), spec(b, "kubectl"), spec(b, "gcloud"), spec(b, "terraform")}
+	specs := []*spec.Spec{provider(b, "az"), provider(b, "kubectl"), provider(b, "gcloud"), provider(b, "terraform")}
 	want := []string{prodSub, "prod", "contoso-prod-654321", "staging"}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -587,23 +589,23 @@ func BenchmarkLoadBuiltin(b *testing.B) {
 func TestNoDir(t *testing.T) {
 	root := t.TempDir()
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
-	in := providers.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
 	r := providers.NewReader()
-	if _, err := r.Resolve(spec(t, "terraform"), in); !errors.Is(err, providers.ErrNoDir) {
+	if _, err := r.Resolve(provider(t, "terraform"), in); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("terraform without a directory: %v, want ErrNoDir", err)
 	}
-	if ok, err := r.Exists(spec(t, "terraform"), in, "staging"); !errors.Is(err, providers.ErrNoDir) {
+	if ok, err := r.Exists(provider(t, "terraform"), in, "staging"); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("Exists without a directory = %v, %v; want ErrNoDir", ok, err)
 	}
-	if ok, err := r.Exists(spec(t, "terraform"), in, "default"); !ok || err != nil {
+	if ok, err := r.Exists(provider(t, "terraform"), in, "default"); !ok || err != nil {
 		t.Errorf("Exists(default) without a directory = %v, %v; want true", ok, err)
 	}
-	if a, err := r.Resolve(spec(t, "az"), in); err != nil || a.Value != prodSub {
+	if a, err := r.Resolve(provider(t, "az"), in); err != nil || a.Value != prodSub {
 		t.Errorf("az without a directory = %q, %v", a.Value, err)
 	}
 	// A relative KUBECONFIG entry needs the directory too.
 	in.Env = env(map[string]string{"KUBECONFIG": "a.yaml"})
-	if _, err := r.Resolve(spec(t, "kubectl"), in); !errors.Is(err, providers.ErrNoDir) {
+	if _, err := r.Resolve(provider(t, "kubectl"), in); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("relative KUBECONFIG without a directory: %v, want ErrNoDir", err)
 	}
 }
@@ -629,7 +631,7 @@ func TestStepMentions(t *testing.T) {
 		{"pac", 0, "XDG_DATA_HOME", true}, // in the Linux template and a macOS one
 	}
 	for _, tt := range tests {
-		st := &spec(t, tt.provider).Context.Read[tt.step]
+		st := &provider(t, tt.provider).Context.Read[tt.step]
 		if got := st.Mentions(tt.name); got != tt.want {
 			t.Errorf("%s step %d Mentions(%s) = %v, want %v (templates %q)", tt.provider, tt.step, tt.name, got, tt.want, st.Templates())
 		}

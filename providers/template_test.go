@@ -1,66 +1,17 @@
 package providers
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/spec"
 )
 
-func vars(m map[string]string) lookupFunc {
+func vars(m map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		v, ok := m[name]
 		return v, ok && v != ""
-	}
-}
-
-func TestExpand(t *testing.T) {
-	env := vars(map[string]string{
-		"HOME_DIR": "/h", "XDG_CONFIG_HOME": "/xdg", "EMPTY": "", "LOCALAPPDATA": `C:\Users\al\AppData\Local`,
-		"ProgramFiles(x86)": `C:\PF86`,
-	})
-	tests := []struct {
-		t       string
-		percent bool
-		want    string
-		ok      bool
-		err     bool
-	}{
-		{t: "plain/path", want: "plain/path", ok: true},
-		{t: "~/.azure/x", want: "/home/u/.azure/x", ok: true},
-		{t: "~", want: "/home/u", ok: true},
-		{t: `~\.azure`, want: `/home/u\.azure`, ok: true},
-		{t: "~user/x", want: "~user/x", ok: true},
-		{t: "a/~/b", want: "a/~/b", ok: true},
-		{t: "${HOME_DIR}/x", want: "/h/x", ok: true},
-		{t: "${AZURE_CONFIG_DIR:-~/.azure}/p.json", want: "/home/u/.azure/p.json", ok: true},
-		{t: "${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml", want: "/xdg/gh/hosts.yml", ok: true},
-		{t: "${GH_CONFIG_DIR:-${NOPE:-~/.config}/gh}/hosts.yml", want: "/home/u/.config/gh/hosts.yml", ok: true},
-		{t: "${EMPTY:-d}", want: "d", ok: true},
-		{t: "${EMPTY}/x", ok: false},
-		{t: "${UNSET}/x", ok: false},
-		{t: "${UNSET:-}/x", ok: false},
-		{t: "${UNSET:-${ALSO_UNSET}}/x", ok: false},
-		{t: "$HOME_DIR/x", want: "$HOME_DIR/x", ok: true},
-		{t: "cost$", want: "cost$", ok: true},
-		{t: `%LOCALAPPDATA%\Microsoft`, percent: true, want: `C:\Users\al\AppData\Local\Microsoft`, ok: true},
-		{t: `%LOCALAPPDATA%\Microsoft`, want: `%LOCALAPPDATA%\Microsoft`, ok: true},
-		{t: `%ProgramFiles(x86)%\x`, percent: true, want: `C:\PF86\x`, ok: true},
-		{t: `%UNSET%\x`, percent: true, ok: false},
-		{t: `100%`, percent: true, want: `100%`, ok: true},
-		{t: `50% off 20%`, percent: true, want: `50% off 20%`, ok: true},
-		{t: `${CLOUDSDK_CONFIG:-%LOCALAPPDATA%\gcloud}\active_config`, percent: true, want: `C:\Users\al\AppData\Local\gcloud\active_config`, ok: true},
-		{t: "${UNCLOSED", err: true},
-		{t: "${a-b}", err: true},
-		{t: "${}", err: true},
-		{t: "${1X}", err: true},
-		{t: "${X:-${Y}", err: true},
-	}
-	for _, tt := range tests {
-		got, ok, err := expand(tt.t, env, "/home/u", tt.percent)
-		if (err != nil) != tt.err || ok != tt.ok || got != tt.want {
-			t.Errorf("expand(%q, percent=%v) = %q, %v, %v; want %q, %v, err %v", tt.t, tt.percent, got, ok, err, tt.want, tt.ok, tt.err)
-		}
-	}
-	if _, ok, _ := expand("~/.azure", env, "", false); ok {
-		t.Errorf("expand(~) without a home directory is ok")
 	}
 }
 
@@ -91,12 +42,12 @@ func TestWindowsPaths(t *testing.T) {
 		"APPDATA":      `C:\Users\al\AppData\Roaming`,
 		"LOCALAPPDATA": `C:\Users\al\AppData\Local`,
 	}
-	step := func(file, windows string) *Step {
-		return &Step{File: Paths{file}, Windows: Paths{windows}, Format: "json"}
+	step := func(file, windows string) *spec.Step {
+		return &spec.Step{File: spec.Paths{file}, Windows: spec.Paths{windows}, Format: "json"}
 	}
 	tests := []struct {
 		name string
-		st   *Step
+		st   *spec.Step
 		env  map[string]string
 		want string
 	}{
@@ -110,7 +61,7 @@ func TestWindowsPaths(t *testing.T) {
 			env, `C:\Users\al\AppData\Roaming\GitHub CLI\hosts.yml`},
 	}
 	for _, tt := range tests {
-		in := &Input{OS: "windows", Home: `C:\Users\al`, Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
+		in := &spec.Input{OS: "windows", Home: `C:\Users\al`, Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
 		x := &run{in: in}
 		got, err := x.paths(tt.st)
 		if err != nil || len(got) != 1 || got[0] != tt.want {
@@ -118,9 +69,24 @@ func TestWindowsPaths(t *testing.T) {
 		}
 	}
 	// KUBECONFIG is split with ; on Windows.
-	x := &run{in: &Input{OS: "windows"}, vars: map[string]string{"kubeconfig": `C:\k\a;C:\k\b;;C:\k\a`}}
-	got, err := x.paths(&Step{File: Paths{"${kubeconfig}"}, List: true})
+	x := &run{in: &spec.Input{OS: "windows"}, vars: map[string]string{"kubeconfig": `C:\k\a;C:\k\b;;C:\k\a`}}
+	got, err := x.paths(&spec.Step{File: spec.Paths{"${kubeconfig}"}, List: true})
 	if err != nil || len(got) != 2 || got[0] != `C:\k\a` || got[1] != `C:\k\b` {
 		t.Errorf("windows list paths = %q", got)
+	}
+}
+
+// TestEveryFormatReads keeps the formats a spec may name (spec.Formats, which the provider
+// checks accept) and the formats a state file is turned into JSON from (codec.ToJSON) in step:
+// an empty file of every format reads, as nothing.
+func TestEveryFormatReads(t *testing.T) {
+	for _, f := range spec.Formats() {
+		path := filepath.Join(t.TempDir(), "state")
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, exists, err := readStateOnce(path, f); err != nil || !exists {
+			t.Errorf("format %s: exists %v, %v", f, exists, err)
+		}
 	}
 }

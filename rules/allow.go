@@ -3,14 +3,14 @@ package rules
 import (
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // identity is every spelling of one context: the value as written and, where the state file
 // lists the context, its id and its name. A policy may name either.
 type identity []string
 
-func identify(value string, known []providers.Known, fold bool) identity {
+func identify(value string, known []spec.Known, fold bool) identity {
 	id := identity{value}
 	for _, k := range known {
 		if eq(k.ID, value, fold) || (k.Name != "" && eq(k.Name, value, fold)) {

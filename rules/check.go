@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // checkContext decides a call that is neither exempt nor a switch: explicitly bound, or
 // unbound and so running on whatever context is effective when it starts.
-func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
+func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
 	bindable := p.Bind != nil
 	if bindable {
 		if _, rejects := e.matchAny(p.Bind.Reject, a, path); rejects {
@@ -105,7 +105,7 @@ func (e *engine) checkContext(t *trace, p *providers.Spec, cp *ContextPolicy, c 
 
 // cannotBind denies (or, for an unknown context, asks about) a call that must be bound but
 // cannot be: the provider has no binding, the subcommand rejects it, or no allowed target exists.
-func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, eff effective, tgt string, bindable bool, where string, in providers.Input) {
+func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, eff effective, tgt string, bindable bool, where string, in spec.Input) {
 	id := p.Name
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	if eff.Allowed {
@@ -146,7 +146,7 @@ func (e *engine) cannotBind(t *trace, p *providers.Spec, cp *ContextPolicy, c *C
 }
 
 // where says what context the call would run in and why, for a reason.
-func (e *engine) where(p *providers.Spec, eff effective) string {
+func (e *engine) where(p *spec.Spec, eff effective) string {
 	switch {
 	case eff.unknown && eff.origin == "remembered":
 		return fmt.Sprintf("this session ran `%s`, which changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
@@ -181,7 +181,7 @@ func trailingFlag(c *Call) bool {
 	return isFlag(w) && !strings.Contains(w.Value, "=")
 }
 
-func flagHint(p *providers.Spec) string {
+func flagHint(p *spec.Spec) string {
 	switch {
 	case p.Bind == nil:
 		return ""
@@ -195,7 +195,7 @@ func flagHint(p *providers.Spec) string {
 
 // binding finds an explicit binding on the call: the provider's flag, or its variable set on
 // the call.
-func binding(p *providers.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
+func binding(p *spec.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
 	if p.Bind == nil {
 		return Word{}, ContextTrace{}, false
 	}
@@ -227,7 +227,7 @@ func flagUsed(a argv, names []string) string {
 }
 
 // checkBound checks an explicit binding: a literal value must be allowed; anything else is asked.
-func (e *engine) checkBound(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, w Word, ct ContextTrace) {
+func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, w Word, ct ContextTrace) {
 	id := p.Name
 	t.Context = &ct
 	how := ct.Flag
@@ -262,7 +262,7 @@ func (e *engine) checkBound(t *trace, p *providers.Spec, cp *ContextPolicy, c *C
 }
 
 // bindEdit renders the insertion that binds a call to value, and the binding as text.
-func (e *engine) bindEdit(p *providers.Spec, c *Call, value string) (Edit, string) {
+func (e *engine) bindEdit(p *spec.Spec, c *Call, value string) (Edit, string) {
 	q := e.in.Quote(value)
 	b := p.Bind
 	if len(b.Flags) == 0 {
@@ -273,7 +273,7 @@ func (e *engine) bindEdit(p *providers.Spec, c *Call, value string) (Edit, strin
 		return Edit{At: c.NameWord.Pos, Text: text + " "}, text
 	}
 	text := b.Flags[0] + " " + q
-	if b.Place == "after-command" {
+	if b.Place == spec.PlaceAfterCommand {
 		return Edit{At: c.NameWord.End, Text: " " + text}, text
 	}
 	for _, w := range c.Args {

@@ -8,16 +8,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // effective is the context an unbound call would run in, and where that came from.
 type effective struct {
 	ContextTrace
-	known   []providers.Known
+	known   []spec.Known
 	unknown bool  // it cannot be known statically
 	err     error // the state could not be read
-	// scope is the state the context is kept in (providers.Active.Scope); a switch applies to the
+	// scope is the state the context is kept in (spec.Active.Scope); a switch applies to the
 	// calls of the same scope only.
 	scope string
 	// active is the state's own context when a remembered one stands in for it: the next binding
@@ -30,8 +30,8 @@ type effective struct {
 
 // input builds the provider runtime's view of a call: its environment (the line's assignments
 // over the hook's), its working directory, and its flags.
-func (e *engine) input(p *providers.Spec, c *Call, a argv, vars map[string]string) providers.Input {
-	return providers.Input{
+func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) spec.Input {
+	return spec.Input{
 		Env: func(k string) (string, bool) {
 			for i := len(c.Env) - 1; i >= 0; i-- {
 				if c.Env[i].Name == k {
@@ -57,7 +57,7 @@ func (e *engine) input(p *providers.Spec, c *Call, a argv, vars map[string]strin
 // dir is the call's absolute working directory: the line's, moved by `cd` and by the provider's
 // directory flags (terraform -chdir). It is "" when a `cd` or a directory flag is not literal:
 // the reader then refuses relative state paths instead of guessing.
-func (e *engine) dir(p *providers.Spec, c *Call, a argv) string {
+func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 	if c.DirUnknown {
 		return ""
 	}
@@ -87,7 +87,7 @@ func (e *engine) dir(p *providers.Spec, c *Call, a argv) string {
 
 // uncertain reports whether a value the provider's state depends on is not literal: a
 // variable set on the call, or a flag the read steps take.
-func uncertain(p *providers.Spec, c *Call, a argv) bool {
+func uncertain(p *spec.Spec, c *Call, a argv) bool {
 	for _, st := range p.Context.Read {
 		for _, as := range c.Env {
 			if as.Value.Literal {
@@ -107,30 +107,30 @@ func uncertain(p *providers.Spec, c *Call, a argv) bool {
 }
 
 // resolve reads the active context from the state, with vars forced by a switch.
-func (e *engine) resolve(p *providers.Spec, c *Call, a argv, vars map[string]string) (effective, providers.Input) {
+func (e *engine) resolve(p *spec.Spec, c *Call, a argv, vars map[string]string) (effective, spec.Input) {
 	in := e.input(p, c, a, vars)
 	if uncertain(p, c, a) {
 		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
 	}
 	act, err := e.state(p, c, a, in)
-	if errors.Is(err, providers.ErrNoDir) {
+	if errors.Is(err, spec.ErrNoDir) {
 		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
 	}
 	if err != nil {
 		return effective{ContextTrace: ContextTrace{Source: "unknown"}, err: err}, in
 	}
 	ct := ContextTrace{Value: act.Value, Name: act.Name, File: act.File, Key: act.Key}
-	switch kind, name, _ := strings.Cut(act.Source, " "); {
+	switch from := act.From; {
 	case act.Value == "":
 		ct.Source = "none"
-	case kind == "env":
-		ct.Source, ct.Env = "process-env", name
-		if _, onCall := lineEnv(c, name); onCall {
+	case from.Kind == spec.FromEnv:
+		ct.Source, ct.Env = "process-env", from.Name
+		if _, onCall := lineEnv(c, from.Name); onCall {
 			ct.Source = "env"
 		}
-	case kind == "flag":
-		ct.Source, ct.Flag = "flag", name
-	case kind == "default":
+	case from.Kind == spec.FromFlag:
+		ct.Source, ct.Flag = "flag", from.Name
+	case from.Kind == spec.FromDefault:
 		ct.Source = "default"
 	default:
 		ct.Source = "state"
@@ -140,7 +140,7 @@ func (e *engine) resolve(p *providers.Spec, c *Call, a argv, vars map[string]str
 
 // resolved is one Resolve result, kept for the calls of a line that read the same state.
 type resolved struct {
-	act providers.Active
+	act spec.Active
 	err error
 }
 
@@ -148,7 +148,7 @@ type resolved struct {
 // once. The key holds everything a resolution depends on besides the hook's own environment,
 // which does not change within a line: the directory, the call's assignments, the flags the
 // read steps take, and the variables a switch forced.
-func (e *engine) state(p *providers.Spec, c *Call, a argv, in providers.Input) (providers.Active, error) {
+func (e *engine) state(p *spec.Spec, c *Call, a argv, in spec.Input) (spec.Active, error) {
 	var k strings.Builder
 	k.WriteString(p.Name)
 	k.WriteString("\x00")
@@ -186,7 +186,7 @@ func lineEnv(c *Call, name string) (Word, bool) {
 // effective is the context an unbound call runs in: carried from an earlier switch in the line
 // that changed the same state, else remembered from this session's last switch of that state
 // (see remembered), else the active one in the state.
-func (e *engine) effective(p *providers.Spec, cp *ContextPolicy, c *Call, a argv) (effective, providers.Input) {
+func (e *engine) effective(p *spec.Spec, cp *ContextPolicy, c *Call, a argv) (effective, spec.Input) {
 	act, in := e.resolve(p, c, a, nil)
 	act.Name = nameOf(act.Value, act.Name, act.known, p.Context.CaseInsensitive)
 	if sw, ok := e.carried[p.Name]; ok && (sw.Scope == "" || act.scope == "" || sw.Scope == act.scope) {
@@ -196,7 +196,7 @@ func (e *engine) effective(p *providers.Spec, cp *ContextPolicy, c *Call, a argv
 }
 
 // nameOf finds a display name for a value from the state's list of known contexts.
-func nameOf(value, name string, known []providers.Known, fold bool) string {
+func nameOf(value, name string, known []spec.Known, fold bool) string {
 	if name != "" || value == "" {
 		return name
 	}
@@ -223,7 +223,7 @@ func describe(ct ContextTrace) string {
 // remembered context stood in for it) the active one if allowed, else the policy's default, else
 // the only value the allow lists name. Targets that the provider says
 // must exist (terraform workspaces) are skipped when they do not.
-func (e *engine) target(p *providers.Spec, cp *ContextPolicy, eff effective, allowed bool, in providers.Input) (string, error) {
+func (e *engine) target(p *spec.Spec, cp *ContextPolicy, eff effective, allowed bool, in spec.Input) (string, error) {
 	fold := p.Context.CaseInsensitive
 	var cands []string
 	if allowed && eff.Value != "" && !eff.unknown {
@@ -252,7 +252,7 @@ func (e *engine) target(p *providers.Spec, cp *ContextPolicy, eff effective, all
 	return "", nil
 }
 
-func (e *engine) exists(p *providers.Spec, in providers.Input, v string) (bool, error) {
+func (e *engine) exists(p *spec.Spec, in spec.Input, v string) (bool, error) {
 	if len(p.Context.Exists) == 0 {
 		return true, nil
 	}
@@ -260,7 +260,7 @@ func (e *engine) exists(p *providers.Spec, in providers.Input, v string) (bool, 
 }
 
 // only returns the single context that the allow lists name literally, if there is exactly one.
-func (cp *ContextPolicy) only(known []providers.Known, fold bool) (string, bool) {
+func (cp *ContextPolicy) only(known []spec.Known, fold bool) (string, bool) {
 	lits := cp.literals(known, fold)
 	if len(lits) != 1 {
 		return "", false

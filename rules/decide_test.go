@@ -5,19 +5,19 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/shell"
-	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // acme is a made-up CLI: the engine must decide from its spec alone.
-var acme = &providers.Spec{
+var acme = &spec.Spec{
 	Name: "acme", Commands: []string{"acme"}, Noun: "account", ValueFlags: []string{"--region"},
-	Context: providers.Context{
-		Read:            []providers.Step{{Let: "config", Default: "main"}, {Value: "account"}},
+	Context: spec.Context{
+		Read:            []spec.Step{{Let: "config", Default: "main"}, {Value: "account"}},
 		CaseInsensitive: true,
 	},
-	Bind: &providers.Bind{Flags: []string{"--account"}, Place: "end", Reject: []string{"login"}},
-	Switch: []providers.Switch{
+	Bind: &spec.Bind{Flags: []string{"--account"}, Place: "end", Reject: []string{"login"}},
+	Switch: []spec.Switch{
 		{Command: "use", Arg: 1},
 		{Command: "logout", Unknown: true},
 		{Command: "config activate", Sets: "config"},
@@ -25,17 +25,17 @@ var acme = &providers.Spec{
 	SwitchedBy: []string{"other get-creds"},
 	Help:       []string{"--help"},
 	Exempt:     []string{"whoami"},
-	Destructive: []providers.Destructive{
+	Destructive: []spec.Destructive{
 		{Match: "** delete", Tier: "ask", Why: "deletes a thing"},
 		{Match: "nuke", Tier: "deny", Why: "destroys everything"},
 	},
 }
 
 // envy binds with a variable, like terraform.
-var envy = &providers.Spec{
+var envy = &spec.Spec{
 	Name: "envy", Commands: []string{"envy"}, Noun: "workspace",
-	Context: providers.Context{Read: []providers.Step{{Value: "ws"}}, Exists: []providers.Exists{{Equals: "default"}, {Path: "x"}}},
-	Bind:    &providers.Bind{Env: []string{"ENVY_WS"}},
+	Context: spec.Context{Read: []spec.Step{{Value: "ws"}}, Exists: []spec.Exists{{Equals: "default"}, {Path: "x"}}},
+	Bind:    &spec.Bind{Env: []string{"ENVY_WS"}},
 }
 
 // fakeState answers from fixed values: acme's active account per configuration, envy's
@@ -46,11 +46,11 @@ type fakeState struct {
 	existing []string
 }
 
-var known = []providers.Known{{ID: "id-dev", Name: "Dev"}, {ID: "id-prod", Name: "Prod"}, {ID: "id-qa", Name: "QA"}}
+var known = []spec.Known{{ID: "id-dev", Name: "Dev"}, {ID: "id-prod", Name: "Prod"}, {ID: "id-qa", Name: "QA"}}
 
-func (f fakeState) Resolve(s *providers.Spec, in providers.Input) (providers.Active, error) {
+func (f fakeState) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	if s.Name == "envy" {
-		return providers.Active{Value: f.envy, Source: "file", File: "/ws"}, nil
+		return spec.Active{Value: f.envy, From: spec.From{Kind: spec.FromFile}, File: "/ws"}, nil
 	}
 	cfg := "main"
 	if v, ok := in.Vars["config"]; ok {
@@ -59,14 +59,14 @@ func (f fakeState) Resolve(s *providers.Spec, in providers.Input) (providers.Act
 	if v, ok := in.Flag([]string{"--config"}); ok {
 		cfg = v
 	}
-	return providers.Active{Value: f.acme[cfg], Source: "file", File: "/state/" + cfg, Key: "account", Known: known}, nil
+	return spec.Active{Value: f.acme[cfg], From: spec.From{Kind: spec.FromFile}, File: "/state/" + cfg, Key: "account", Known: known}, nil
 }
 
-func (f fakeState) Target(s *providers.Spec, in providers.Input, sw *providers.Switch, t string) (string, bool, error) {
+func (f fakeState) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, t string) (string, bool, error) {
 	return t, true, nil
 }
 
-func (f fakeState) Exists(s *providers.Spec, in providers.Input, v string) (bool, error) {
+func (f fakeState) Exists(s *spec.Spec, in spec.Input, v string) (bool, error) {
 	if v == "default" {
 		return true, nil
 	}
@@ -182,7 +182,7 @@ func TestDecide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rules.Evaluate(rules.Input{Calls: calls, Policy: tt.policy, Providers: []*providers.Spec{acme, envy}, State: st, Quote: shell.Quote, Cwd: "/w", Home: "/h", OS: "linux"})
+			res := rules.Evaluate(rules.Input{Calls: calls, Policy: tt.policy, Providers: []*spec.Spec{acme, envy}, State: st, Quote: shell.Quote, Cwd: "/w", Home: "/h", OS: "linux"})
 			if res.Verdict != tt.verdict {
 				t.Fatalf("verdict %v, want %v (rule %s: %s)", res.Verdict, tt.verdict, res.Rule, res.Reason)
 			}

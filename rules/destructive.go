@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // destructive applies the provider's destructive entries, capped by the policy: allow turns
 // them off, ask keeps each entry's tier, deny makes every entry deny. They apply only when some
 // policy exists, like everything else.
-func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path []string) {
+func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []string) {
 	cap := e.in.Policy.Destructive
 	if !e.guarded || cap == Allow {
 		return
@@ -26,7 +26,7 @@ func (e *engine) destructive(t *trace, p *providers.Spec, c *Call, a argv, path 
 			where = fmt.Sprintf(" in %s %s", p.Noun, describe(*t.Context))
 		}
 		cmd := strings.Join(values(c), " ")
-		if d.Tier == "deny" || cap == Deny {
+		if d.Tier == spec.TierDeny || cap == Deny {
 			t.decide(VerdictDeny, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — ctxguard does not let an agent run this; ask the user to run it themselves if it is really wanted",
 				id, cmd, where, d.Why))
 		} else {

@@ -5,21 +5,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
-// State reads the CLIs' state. *providers.Reader implements it; tests may fake it.
+// State reads the CLIs' state for the engine. The engine declares what it needs, and
+// *providers.Reader implements it over the real files; tests fake it.
 type State interface {
-	Resolve(s *providers.Spec, in providers.Input) (providers.Active, error)
-	Target(s *providers.Spec, in providers.Input, sw *providers.Switch, target string) (string, bool, error)
-	Exists(s *providers.Spec, in providers.Input, value string) (bool, error)
+	Resolve(s *spec.Spec, in spec.Input) (spec.Active, error)
+	Target(s *spec.Spec, in spec.Input, sw *spec.Switch, target string) (string, bool, error)
+	Exists(s *spec.Spec, in spec.Input, value string) (bool, error)
 }
 
 // Input is everything one decision depends on.
 type Input struct {
 	Calls     []Call
 	Policy    *Policy
-	Providers []*providers.Spec
+	Providers []*spec.Spec
 	State     State
 	// Quote shell-quotes a value for insertion into the line.
 	Quote func(string) string
@@ -29,7 +30,7 @@ type Input struct {
 	Home string
 	OS   string
 	// Remembered returns what this session's last switch of the provider's state (scope: see
-	// providers.Active.Scope) did, if any (session memory): unbound calls are bound to it rather
+	// spec.Active.Scope) did, if any (session memory): unbound calls are bound to it rather
 	// than to the shared state, which another session may have moved since. Nil when there is no
 	// memory.
 	Remembered func(provider, scope string) (Switched, bool)
@@ -51,7 +52,7 @@ type Switched struct {
 	Vars     map[string]string `json:"vars,omitempty"`
 	Unknown  bool              `json:"unknown,omitempty"`
 	From     string            `json:"from"` // the switch as written
-	// Scope is the state the switch changed (providers.Active.Scope): a later call that reads
+	// Scope is the state the switch changed (spec.Active.Scope): a later call that reads
 	// other state (terraform in another directory, another KUBECONFIG) is not affected.
 	Scope string `json:"scope,omitempty"`
 }
@@ -59,7 +60,7 @@ type Switched struct {
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*providers.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}}
+	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
 			// Case-insensitive file systems (macOS, Windows) run az for AZ.
@@ -106,7 +107,7 @@ func summarise(calls []CallTrace) (Verdict, string, string) {
 
 type engine struct {
 	in      Input
-	byName  map[string]*providers.Spec
+	byName  map[string]*spec.Spec
 	guarded bool // some policy file exists
 	// carried holds the context each provider was switched to earlier in the line.
 	carried map[string]Switched
@@ -194,7 +195,7 @@ func values(c *Call) []string {
 	return out
 }
 
-func (e *engine) exempt(p *providers.Spec, a argv, path []string) bool {
+func (e *engine) exempt(p *spec.Spec, a argv, path []string) bool {
 	_, ok := e.matchAny(p.Exempt, a, path)
 	return ok
 }
@@ -263,7 +264,7 @@ func (e *engine) externalSwitches(c *Call) {
 
 // matchSwitch finds the switch entry that applies to the call: its command matches, the call
 // has none of its Unless flags, and, for an entry that takes its target from flags, one of them.
-func (e *engine) matchSwitch(p *providers.Spec, a argv, path []string) (providers.Switch, int, bool) {
+func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, int, bool) {
 	for _, sw := range p.Switch {
 		n, ok := e.pattern(sw.Command).match(a, path)
 		if !ok || a.hasAny(sw.Unless) {
@@ -274,5 +275,5 @@ func (e *engine) matchSwitch(p *providers.Spec, a argv, path []string) (provider
 		}
 		return sw, n, true
 	}
-	return providers.Switch{}, 0, false
+	return spec.Switch{}, 0, false
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxguard/ctxguard/internal/shell"
-	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // The specs below are made up, like decide_test.go's: each stands for one shape of CLI that
@@ -17,42 +17,42 @@ import (
 // a configuration that holds the context (gcloud), and kube is switched by other CLIs (kubectl,
 // switched by `az aks get-credentials`).
 var (
-	memSub = &providers.Spec{
+	memSub = &spec.Spec{
 		Name: "sub", Commands: []string{"sub"}, Noun: "subscription",
-		Context: providers.Context{Read: []providers.Step{{Value: "current"}}, CaseInsensitive: true},
-		Bind:    &providers.Bind{Flags: []string{"--sub"}, Place: "end", Reject: []string{"login", "use"}},
-		Switch:  []providers.Switch{{Command: "use", Arg: 1}, {Command: "login", Unknown: true}},
+		Context: spec.Context{Read: []spec.Step{{Value: "current"}}, CaseInsensitive: true},
+		Bind:    &spec.Bind{Flags: []string{"--sub"}, Place: "end", Reject: []string{"login", "use"}},
+		Switch:  []spec.Switch{{Command: "use", Arg: 1}, {Command: "login", Unknown: true}},
 		Exempt:  []string{"show"},
 	}
-	memWs = &providers.Spec{
+	memWs = &spec.Spec{
 		Name: "ws", Commands: []string{"ws"}, Noun: "workspace",
-		Context: providers.Context{Read: []providers.Step{{Value: "ws"}}, Exists: []providers.Exists{{Path: "x"}}},
-		Bind:    &providers.Bind{Env: []string{"WS"}, Reject: []string{"select"}},
-		Switch:  []providers.Switch{{Command: "select", Arg: 1}},
+		Context: spec.Context{Read: []spec.Step{{Value: "ws"}}, Exists: []spec.Exists{{Path: "x"}}},
+		Bind:    &spec.Bind{Env: []string{"WS"}, Reject: []string{"select"}},
+		Switch:  []spec.Switch{{Command: "select", Arg: 1}},
 	}
-	memAcct = &providers.Spec{
+	memAcct = &spec.Spec{
 		Name: "acct", Commands: []string{"acct"}, Noun: "account",
-		Context: providers.Context{Read: []providers.Step{{Value: "user"}}},
-		Switch:  []providers.Switch{{Command: "switch", Flags: []string{"-u"}}},
+		Context: spec.Context{Read: []spec.Step{{Value: "user"}}},
+		Switch:  []spec.Switch{{Command: "switch", Flags: []string{"-u"}}},
 	}
-	memCfg = &providers.Spec{
+	memCfg = &spec.Spec{
 		Name: "cfg", Commands: []string{"cfg"}, Noun: "project",
-		Context: providers.Context{Read: []providers.Step{{Let: "config", Default: "main"}, {Value: "project"}}},
-		Bind:    &providers.Bind{Flags: []string{"--project"}, Place: "end"},
-		Switch:  []providers.Switch{{Command: "activate", Sets: "config"}},
+		Context: spec.Context{Read: []spec.Step{{Let: "config", Default: "main"}, {Value: "project"}}},
+		Bind:    &spec.Bind{Flags: []string{"--project"}, Place: "end"},
+		Switch:  []spec.Switch{{Command: "activate", Sets: "config"}},
 		Exempt:  []string{"get"},
 	}
-	memKube = &providers.Spec{
+	memKube = &spec.Spec{
 		Name: "kube", Commands: []string{"kube"}, Noun: "context",
-		Context:    providers.Context{Read: []providers.Step{{Value: "current"}}},
-		Bind:       &providers.Bind{Flags: []string{"--ctx"}, Place: "end"},
-		Switch:     []providers.Switch{{Command: "use", Arg: 1}},
+		Context:    spec.Context{Read: []spec.Step{{Value: "current"}}},
+		Bind:       &spec.Bind{Flags: []string{"--ctx"}, Place: "end"},
+		Switch:     []spec.Switch{{Command: "use", Arg: 1}},
 		SwitchedBy: []string{"sub creds"},
 	}
-	memSpecs = []*providers.Spec{memSub, memWs, memAcct, memCfg, memKube}
+	memSpecs = []*spec.Spec{memSub, memWs, memAcct, memCfg, memKube}
 )
 
-var memKnown = []providers.Known{{ID: "id-a", Name: "A"}, {ID: "id-b", Name: "B"}, {ID: "id-c", Name: "C"}, {ID: "id-x", Name: "X"}}
+var memKnown = []spec.Known{{ID: "id-a", Name: "A"}, {ID: "id-b", Name: "B"}, {ID: "id-c", Name: "C"}, {ID: "id-x", Name: "X"}}
 
 // memState is the shared state: each provider's active context. A call's scope is its provider's
 // state file, which for ws is per directory. Workspaces exist as listed per directory.
@@ -61,7 +61,7 @@ type memState struct {
 	existing map[string]map[string]bool // directory -> workspaces
 }
 
-func (f memState) Resolve(s *providers.Spec, in providers.Input) (providers.Active, error) {
+func (f memState) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	key, scope := s.Name, "/state/"+s.Name
 	switch s.Name {
 	case "ws":
@@ -73,14 +73,14 @@ func (f memState) Resolve(s *providers.Spec, in providers.Input) (providers.Acti
 		}
 		key = "cfg/" + cfg
 	}
-	return providers.Active{Value: f.active[key], Source: "file", File: scope, Known: memKnown, Scope: scope}, nil
+	return spec.Active{Value: f.active[key], From: spec.From{Kind: spec.FromFile}, File: scope, Known: memKnown, Scope: scope}, nil
 }
 
-func (f memState) Target(s *providers.Spec, in providers.Input, sw *providers.Switch, t string) (string, bool, error) {
+func (f memState) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, t string) (string, bool, error) {
 	return t, true, nil
 }
 
-func (f memState) Exists(s *providers.Spec, in providers.Input, v string) (bool, error) {
+func (f memState) Exists(s *spec.Spec, in spec.Input, v string) (bool, error) {
 	return f.existing[in.Dir][v], nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // maxExamples bounds the commands a reason offers: enough to pick from, short enough to read.
@@ -12,7 +12,7 @@ const maxExamples = 3
 
 // literals returns the contexts that the allow lists name literally and every layer allows, in
 // policy order, one spelling each.
-func (cp *ContextPolicy) literals(known []providers.Known, fold bool) []string {
+func (cp *ContextPolicy) literals(known []spec.Known, fold bool) []string {
 	var found []identity
 	var out []string
 	for _, l := range cp.Allow {
@@ -36,7 +36,7 @@ func (cp *ContextPolicy) literals(known []providers.Known, fold bool) []string {
 // (or, where the CLI has no binding, switched to it in the same command), so that the agent
 // picks one instead of guessing a flag's spelling. A refusal without a way forward only makes an
 // agent try variations until one slips through.
-func (e *engine) explicitFix(p *providers.Spec, cp *ContextPolicy, c *Call, known []providers.Known, bindable bool, in providers.Input) string {
+func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []spec.Known, bindable bool, in spec.Input) string {
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	var cmds []string
 	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
@@ -64,7 +64,7 @@ func (e *engine) explicitFix(p *providers.Spec, cp *ContextPolicy, c *Call, know
 }
 
 // switchFix is the switch an agent may run instead of one that is not allowed.
-func (e *engine) switchFix(p *providers.Spec, cp *ContextPolicy, known []providers.Known) string {
+func (e *engine) switchFix(p *spec.Spec, cp *ContextPolicy, known []spec.Known) string {
 	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
 		if sw := e.switchCommand(p, v); sw != "" {
 			return fmt.Sprintf(" (e.g. `%s`)", sw)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // Session memory. Binding a command to the active context does not close the race between two
@@ -16,7 +16,7 @@ import (
 
 // switched is the effect of an earlier switch (carried in the line, or remembered for the
 // session) on a call whose state resolves to act.
-func (e *engine) switched(p *providers.Spec, c *Call, a argv, sw Switched, source string, act effective, in providers.Input) (effective, providers.Input) {
+func (e *engine) switched(p *spec.Spec, c *Call, a argv, sw Switched, source string, act effective, in spec.Input) (effective, spec.Input) {
 	if sw.Unknown {
 		return effective{ContextTrace: ContextTrace{Source: "unknown", From: sw.From}, unknown: true, known: act.known, scope: act.scope, origin: source}, in
 	}
@@ -40,7 +40,7 @@ func (e *engine) switched(p *providers.Spec, c *Call, a argv, sw Switched, sourc
 // active context, as if nothing were remembered. One that is unknown (the session ran `az login`,
 // or a command that rewrote the kubeconfig as a side effect) stays unknown: the file may hold
 // what that switch wrote or what another session wrote since, and ctxguard cannot tell which.
-func (e *engine) remembered(p *providers.Spec, cp *ContextPolicy, c *Call, a argv, act effective, in providers.Input) (effective, providers.Input) {
+func (e *engine) remembered(p *spec.Spec, cp *ContextPolicy, c *Call, a argv, act effective, in spec.Input) (effective, spec.Input) {
 	if e.in.Remembered == nil || act.err != nil || act.unknown {
 		return act, in
 	}
@@ -64,7 +64,7 @@ func (e *engine) remembered(p *providers.Spec, cp *ContextPolicy, c *Call, a arg
 }
 
 // sameContext reports whether two contexts are one, by any of their spellings (id or name).
-func sameContext(p *providers.Spec, x, y effective) bool {
+func sameContext(p *spec.Spec, x, y effective) bool {
 	fold := p.Context.CaseInsensitive
 	return seen([]identity{identify(x.Value, x.known, fold)}, identify(y.Value, y.known, fold), fold)
 }
@@ -72,7 +72,7 @@ func sameContext(p *providers.Spec, x, y effective) bool {
 // moved denies a call of a CLI that cannot be bound when its session selected a context that is
 // no longer the active one: another session has switched since, and the call would run there. The
 // fix switches back in the same command, which narrows the window to the line itself.
-func (e *engine) moved(t *trace, p *providers.Spec, c *Call, eff effective) {
+func (e *engine) moved(t *trace, p *spec.Spec, c *Call, eff effective) {
 	id := p.Name
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	fix := fmt.Sprintf("switch the %s to %s first", p.Noun, eff.Value)
@@ -88,7 +88,7 @@ func (e *engine) moved(t *trace, p *providers.Spec, c *Call, eff effective) {
 // selected, when the provider can bind it. Such a call is how an agent learns where it is: left
 // unbound, it would report the context another session switched to. Without such a switch it is
 // left alone, and so is a context ctxguard cannot know, which the call is there to find out.
-func (e *engine) bindInspection(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
+func (e *engine) bindInspection(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
 	if p.Bind == nil || c.Nested || c.ArgsAppended {
 		return
 	}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // doSwitch decides a call that changes the shared context. An allowed target is let through
 // (agents must not stall on it; the calls after it are bound) and carried to the rest of the
 // line; any other target is denied, since the switch would move every other session too.
-func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Call, a argv, sw providers.Switch, n int) {
+func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, sw spec.Switch, n int) {
 	id := p.Name
 	self := strings.Join(values(c), " ")
 	before, _ := e.resolve(p, c, a, nil)
@@ -58,7 +58,7 @@ func (e *engine) doSwitch(t *trace, p *providers.Spec, cp *ContextPolicy, c *Cal
 
 // switchTarget finds the word that names the switch's target: one of its flags, or a
 // positional word after the command pattern.
-func switchTarget(sw providers.Switch, a argv, n int) (Word, bool) {
+func switchTarget(sw spec.Switch, a argv, n int) (Word, bool) {
 	if len(sw.Flags) > 0 {
 		return a.flag(sw.Flags)
 	}
@@ -73,7 +73,7 @@ func switchTarget(sw providers.Switch, a argv, n int) (Word, bool) {
 // switchValue turns a switch target into the context it selects: directly, through a lookup in
 // the state (a profile index into its environment), or by re-reading the state with a read
 // variable set (a configuration).
-func (e *engine) switchValue(p *providers.Spec, c *Call, a argv, sw providers.Switch, target string) (value, name string, cr Switched, err error) {
+func (e *engine) switchValue(p *spec.Spec, c *Call, a argv, sw spec.Switch, target string) (value, name string, cr Switched, err error) {
 	if sw.Lookup != "" {
 		v, ok, err := e.in.State.Target(p, e.input(p, c, a, nil), &sw, target)
 		if err != nil || !ok {
@@ -94,7 +94,7 @@ func (e *engine) switchValue(p *providers.Spec, c *Call, a argv, sw providers.Sw
 
 // switchCommand renders the provider's plain switch command to target, for a reason: the fix
 // for a CLI that cannot bind one call.
-func (e *engine) switchCommand(p *providers.Spec, target string) string {
+func (e *engine) switchCommand(p *spec.Spec, target string) string {
 	for _, sw := range p.Switch {
 		if sw.Unknown || sw.Lookup != "" || sw.Sets != "" {
 			continue

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/hookfile"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 func init() {
@@ -200,7 +201,7 @@ func (d *doctor) providers(wd string, cat *providers.Catalog, catErr error) {
 			d.fail(fmt.Sprintf("%-10s %v", st.Name, st.Err), "correct the provider file")
 		case st.Active.Value == "":
 			d.info("%-10s no active %s%s", st.Name, st.Spec.Noun, d.from(st.Active))
-		case st.Active.Source == "default":
+		case st.Active.From.Kind == spec.FromDefault:
 			d.info("%-10s %s %s, the CLI's default (no state sets one)", st.Name, st.Spec.Noun, display(st.Active))
 		default:
 			d.ok("%-10s %s %s%s", st.Name, st.Spec.Noun, display(st.Active), d.from(st.Active))
@@ -208,7 +209,7 @@ func (d *doctor) providers(wd string, cat *providers.Catalog, catErr error) {
 	}
 }
 
-func display(a providers.Active) string {
+func display(a spec.Active) string {
 	if a.Name != "" && a.Name != a.Value {
 		return fmt.Sprintf("%s (%s)", a.Name, a.Value)
 	}
@@ -216,14 +217,14 @@ func display(a providers.Active) string {
 }
 
 // from says where an active context came from.
-func (d *doctor) from(a providers.Active) string {
+func (d *doctor) from(a spec.Active) string {
 	switch {
-	case a.Source == "file" && a.Key != "":
+	case a.From.Kind == spec.FromFile && a.Key != "":
 		return fmt.Sprintf(" from %s, %s", d.c.home(a.File), a.Key)
-	case a.Source == "file":
+	case a.From.Kind == spec.FromFile:
 		return " from " + d.c.home(a.File)
-	case a.Source != "":
-		return " from " + a.Source
+	case a.From.Kind != "":
+		return " from " + a.From.String()
 	case a.File != "":
 		return " (" + d.c.home(a.File) + " sets none)"
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 func init() {
@@ -62,13 +63,13 @@ func runInit(c *ctx, args []string) error {
 		case st.Err != nil:
 			fmt.Fprintf(c.stderr, "ctxguard init: left %s out: %v\n", st.Name, st.Err)
 			continue
-		case a.Value == "" || a.Source == "default" || a.Source == "":
+		case a.Value == "" || a.From.Kind == spec.FromDefault || a.From.Kind == "":
 			others = append(others, st.Name)
 			continue
 		}
 		q, _ := json.Marshal(a.Value)
-		from := a.Source
-		if a.Source == "file" {
+		from := a.From.String()
+		if a.From.Kind == spec.FromFile {
 			from = c.home(a.File)
 			if rel, err := filepath.Rel(root, a.File); err == nil && filepath.IsLocal(rel) {
 				from = rel // a file of the project, the same on every clone

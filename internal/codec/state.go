@@ -11,9 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Formats returns the state-file formats [ToJSON] reads.
-func Formats() []string { return []string{"json", "yaml", "ini", "text"} }
-
 var bom = []byte("\xef\xbb\xbf")
 
 func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // Outcome is a decision and everything that explains it.
@@ -144,8 +145,8 @@ func catalog(env paths.Env) (*providers.Catalog, error) {
 // specsFor parses the providers that the line's calls need: those that guard a command word
 // in it (or switch another's context from it), and those a non-literal command word may name.
 // Most lines need none, and parsing a provider is the most expensive step of a hook run.
-func specsFor(cat *providers.Catalog, calls []rules.Call) []*providers.Spec {
-	var out []*providers.Spec
+func specsFor(cat *providers.Catalog, calls []rules.Call) []*spec.Spec {
+	var out []*spec.Spec
 	seen := map[string]bool{}
 	for _, c := range calls {
 		words := []string{strings.ToLower(c.Name)}

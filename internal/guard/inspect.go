@@ -4,6 +4,7 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // This file gives `ctxguard doctor`, `init` and `validate` the pieces Decide uses, so that what
@@ -16,8 +17,8 @@ func Catalog(env paths.Env) (*providers.Catalog, error) { return catalog(env) }
 // with no flag and no variable set on the call.
 type State struct {
 	Name   string
-	Spec   *providers.Spec // nil when the spec does not parse (Err says why)
-	Active providers.Active
+	Spec   *spec.Spec // nil when the spec does not parse (Err says why)
+	Active spec.Active
 	Err    error
 }
 
@@ -30,7 +31,7 @@ func States(cat *providers.Catalog, dir string, env paths.Env) []State {
 	for _, name := range cat.Names() {
 		st := State{Name: name}
 		st.Spec = cat.Spec(name)
-		st.Active, st.Err = r.Resolve(st.Spec, providers.Input{
+		st.Active, st.Err = r.Resolve(st.Spec, spec.Input{
 			Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.OS,
 			Flag: func([]string) (string, bool) { return "", false },
 		})

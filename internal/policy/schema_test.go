@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/builtin"
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // TestSchemas keeps the committed JSON Schemas (builtin/schema), which editors use to complete
@@ -20,7 +20,7 @@ func TestSchemas(t *testing.T) {
 		typ  reflect.Type
 	}{
 		{"policy", reflect.TypeFor[fileSchema]()},
-		{"provider", reflect.TypeFor[providers.Spec]()},
+		{"provider", reflect.TypeFor[spec.Spec]()},
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
 			data, ok := builtin.Schema(tt.kind)
@@ -153,7 +153,7 @@ func (s schemaWalker) check(path string, node map[string]any, typ reflect.Type) 
 	case reflect.Slice:
 		items, ok := node["items"].(map[string]any)
 		if !ok && node["oneOf"] != nil {
-			// A string or a list (providers.Paths): check the list branch.
+			// A string or a list (spec.Paths): check the list branch.
 			for _, b := range node["oneOf"].([]any) {
 				if bm := s.resolve(b.(map[string]any)); bm["type"] == "array" {
 					items, ok = bm["items"].(map[string]any)

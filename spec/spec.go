@@ -1,16 +1,17 @@
-package providers
+package spec
 
 // Spec is one provider: the data that tells the engine how a CLI keeps its current context, how
 // one call is bound to a context, which subcommands switch it, are exempt, or are destructive.
-// It is decoded strictly from YAML (builtin/providers/*.yaml, or a user's providers folder).
+// It is decoded strictly from YAML (builtin/providers/*.yaml, or a user's providers folder: see
+// internal/catalog) and checked by [Check].
 type Spec struct {
 	// Name identifies the provider in the policy (contexts.<name>) and in rule ids.
 	Name  string `yaml:"name"`
 	About string `yaml:"about"`
 	// Commands are the command words this provider guards ("az"), after normalisation.
 	Commands []string `yaml:"commands"`
-	// Noun names what a context is, in reasons ("subscription", "context", "project"); Parse sets
-	// "context" when it is not given.
+	// Noun names what a context is, in reasons ("subscription", "context", "project");
+	// [Spec.SetDefaults] sets "context" when it is not given.
 	Noun string `yaml:"noun"`
 	// ValueFlags are global flags that take a separate value ("-n", "--context"), so that the
 	// value is not mistaken for a subcommand word when the subcommand path is read.
@@ -77,8 +78,8 @@ type Step struct {
 	// List makes File a list of paths separated by the OS path-list separator (KUBECONFIG): missing
 	// files are skipped and the first file in which Value is set wins.
 	List bool `yaml:"list"`
-	// Format is json, yaml, ini or text. A text file's value is its trimmed content.
-	Format string `yaml:"format"`
+	// Format is the file's format. A text file's value is its trimmed content.
+	Format Format `yaml:"format"`
 	// Value and Name are gjson paths over the file turned into JSON: the context and its display
 	// name. ${name} in a path is replaced by an earlier Let value, escaped for gjson. Value may be
 	// empty for a text file (the whole content).
@@ -96,8 +97,8 @@ type Step struct {
 type Paths []string
 
 // UnmarshalYAML accepts a string or a list of strings. It uses the decoder's function-style
-// hook so that this package needs no YAML import; strictness and positions come from the
-// caller's decoder.
+// hook so that this package needs no YAML import (and no YAML library in its users' imports);
+// strictness and positions come from the caller's decoder.
 func (p *Paths) UnmarshalYAML(unmarshal func(any) error) error {
 	var one string
 	if err := unmarshal(&one); err == nil {
@@ -132,10 +133,8 @@ type Bind struct {
 	// Env lists variables that bind one call when set on it (TF_WORKSPACE). When Flags is empty
 	// the first is the one a rewrite adds, as a `VAR=value` prefix.
 	Env []string `yaml:"env"`
-	// Place is where a rewrite puts the flag: "end" (after the last argument, before `--`; the
-	// default, which Parse fills in) or "after-command" (right after the command word: docker's
-	// global flags must precede the subcommand).
-	Place string `yaml:"place"`
+	// Place is where a rewrite puts the flag ([PlaceEnd] when it is not given).
+	Place Place `yaml:"place"`
 	// Reject lists command patterns that do not accept the binding: such calls are checked but
 	// never rewritten.
 	Reject []string `yaml:"reject"`
@@ -160,7 +159,7 @@ type Switch struct {
 	// Lookup, when set, is a gjson path template (${target} is the raw target, escaped for
 	// gjson) evaluated on the last state file to turn the target into a context (pac: a profile
 	// index into its environment URL). IndexBase is subtracted from a numeric target first.
-	// [Reader.Target] does both.
+	// The state reader's Target (rules.State) does both.
 	Lookup    string `yaml:"lookup"`
 	IndexBase int    `yaml:"index_base"`
 	// Sets names a Let step whose value the target replaces (gcloud: configurations activate sets
@@ -174,8 +173,7 @@ type Switch struct {
 // Destructive is one command pattern that needs a human or is refused.
 type Destructive struct {
 	Match string `yaml:"match"`
-	// Tier is ask or deny.
-	Tier string `yaml:"tier"`
+	Tier  Tier   `yaml:"tier"`
 	// Why is said in the reason.
 	Why string `yaml:"why"`
 	// Unless lists flag values that make the command harmless (kubectl --dry-run=client): the
@@ -183,3 +181,40 @@ type Destructive struct {
 	// word of the call is literal, since a word like "$ARGS" could repeat the flag with another.
 	Unless []string `yaml:"unless"`
 }
+
+// Format is the format of a state file. A State reader turns each into JSON, so that one path
+// language (gjson) reads all of them.
+type Format string
+
+const (
+	FormatJSON Format = "json"
+	FormatYAML Format = "yaml"
+	// FormatINI is [section] and key = value lines (gcloud's configurations).
+	FormatINI Format = "ini"
+	// FormatText is a file whose trimmed content is the value (terraform's environment file).
+	FormatText Format = "text"
+)
+
+// Formats returns every Format, in the order the schema lists them.
+func Formats() []Format { return []Format{FormatJSON, FormatYAML, FormatINI, FormatText} }
+
+// Place is where a rewrite inserts a binding flag.
+type Place string
+
+const (
+	// PlaceEnd is after the last argument, before a `--` (the default).
+	PlaceEnd Place = "end"
+	// PlaceAfterCommand is right after the command word: docker's global flags must precede the
+	// subcommand.
+	PlaceAfterCommand Place = "after-command"
+)
+
+// Tier is how a destructive command is answered.
+type Tier string
+
+const (
+	// TierAsk needs a human to confirm the command.
+	TierAsk Tier = "ask"
+	// TierDeny refuses it: the agent is told to ask the user to run it.
+	TierDeny Tier = "deny"
+)

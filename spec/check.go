@@ -1,0 +1,419 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Problem is one thing wrong with a spec, at a path of its YAML: mapping keys and 0-based
+// sequence indexes joined with dots ("context.read.0.format"), so that the decoder can point at
+// the line.
+type Problem struct{ Path, Msg string }
+
+// Check checks a decoded spec against everything the schema cannot say (a step's sources, the
+// references between steps, the grammar of patterns, flags and templates) and returns every
+// problem, so that a mistake in a provider file is reported with its file and line when the
+// file is loaded, not discovered as a wrong decision later.
+func Check(s *Spec) []Problem {
+	var c checker
+	c.spec(s)
+	return c.problems
+}
+
+// SetDefaults fills in the defaults the schema documents: Noun "context", Bind.Place
+// [PlaceEnd].
+func (s *Spec) SetDefaults() {
+	if s.Noun == "" {
+		s.Noun = "context"
+	}
+	if s.Bind != nil && s.Bind.Place == "" {
+		s.Bind.Place = PlaceEnd
+	}
+}
+
+type checker struct {
+	problems []Problem
+	lets     []string // Let names read so far
+	all      []string // every Let name of the read list
+}
+
+func (c *checker) add(path, format string, args ...any) {
+	c.problems = append(c.problems, Problem{path, fmt.Sprintf(format, args...)})
+}
+
+func at(path string, i int) string { return fmt.Sprintf("%s.%d", path, i) }
+
+func (c *checker) spec(s *Spec) {
+	switch {
+	case s.Name == "":
+		c.add("name", "name is required")
+	case !isName(s.Name):
+		c.add("name", "name %q must be lowercase letters, digits and -, starting with a letter", s.Name)
+	}
+	if len(s.Commands) == 0 {
+		c.add("commands", "commands is required: the command words this provider guards")
+	}
+	for i, w := range s.Commands {
+		if w == "" || strings.ContainsAny(w, " \t/\\") {
+			c.add(at("commands", i), "command %q must be one word without a directory", w)
+		}
+	}
+	for i, f := range s.ValueFlags {
+		c.flag(at("value_flags", i), f)
+	}
+	for i, f := range s.DirFlags {
+		c.flag(at("dir_flags", i), f)
+	}
+	c.context(&s.Context)
+	if b := s.Bind; b != nil {
+		if len(b.Flags) == 0 && len(b.Env) == 0 {
+			c.add("bind", "bind needs flags or env")
+		}
+		for i, f := range b.Flags {
+			c.flag(at("bind.flags", i), f)
+		}
+		for i, e := range b.Env {
+			if !validVar(e) {
+				c.add(at("bind.env", i), "%q is not an environment variable name", e)
+			}
+		}
+		if b.Place != "" && b.Place != PlaceEnd && b.Place != PlaceAfterCommand {
+			c.add("bind.place", "place must be end or after-command, not %q", b.Place)
+		}
+		for i, p := range b.Reject {
+			c.pattern(at("bind.reject", i), p)
+		}
+	}
+	for i := range s.Switch {
+		c.switchEntry(at("switch", i), &s.Switch[i], &s.Context)
+	}
+	for i, p := range s.SwitchedBy {
+		path := at("switched_by", i)
+		if !c.pattern(path, p) {
+			continue
+		}
+		w := strings.Fields(p)[0]
+		switch {
+		case strings.HasPrefix(w, "-") || strings.Contains(w, "*"):
+			c.add(path, "%q must start with the command word of the other CLI", p)
+		case slices.Contains(s.Commands, w):
+			c.add(path, "%q is this provider's own command: list it under switch", p)
+		}
+	}
+	for i, f := range s.Help {
+		c.flag(at("help", i), f)
+	}
+	for i, p := range s.Exempt {
+		c.pattern(at("exempt", i), p)
+	}
+	for i, d := range s.Destructive {
+		path := at("destructive", i)
+		c.pattern(path+".match", d.Match)
+		if d.Tier != TierAsk && d.Tier != TierDeny {
+			c.add(path+".tier", "tier must be ask or deny, not %q", d.Tier)
+		}
+		if strings.TrimSpace(d.Why) == "" {
+			c.add(path+".why", "why is required: it is what the reason tells the agent")
+		}
+		for j, u := range d.Unless {
+			if name, value, ok := strings.Cut(u, "="); !ok || !strings.HasPrefix(name, "-") || value == "" {
+				c.add(at(path+".unless", j), "%q is not a flag with a value (--dry-run=client)", u)
+			}
+		}
+	}
+}
+
+func (c *checker) context(ctx *Context) {
+	if len(ctx.Read) == 0 {
+		c.add("context.read", "context.read is required: the steps that read the active context")
+		return
+	}
+	last := len(ctx.Read) - 1
+	for _, st := range ctx.Read {
+		if st.Let != "" {
+			c.all = append(c.all, st.Let)
+		}
+	}
+	for i := range ctx.Read {
+		c.step(at("context.read", i), &ctx.Read[i], i == last)
+	}
+	final := &ctx.Read[last]
+	if k := ctx.Known; k != nil {
+		if len(final.File) == 0 {
+			c.add("context.known", "known needs the last read step to read a file")
+		}
+		if k.List == "" {
+			c.add("context.known.list", "known.list is required: the gjson path of the list")
+		}
+		if k.ID == "" {
+			c.add("context.known.id", "known.id is required: the gjson path of an id in the list")
+		}
+		c.gjsonPath("context.known.list", k.List)
+	}
+	for i, e := range ctx.Exists {
+		path := at("context.exists", i)
+		switch {
+		case (e.Equals == "") == (e.Path == ""):
+			c.add(path, "an exists check needs exactly one of equals and path")
+		case e.Path != "":
+			c.template(path+".path", e.Path)
+		}
+	}
+}
+
+func (c *checker) step(path string, st *Step, final bool) {
+	switch {
+	case final && st.Let != "":
+		c.add(path+".let", "the last step gives the context and has no let")
+	case !final && st.Let == "":
+		c.add(path, "every step but the last needs a let: only the last one gives the context")
+	case st.Let != "":
+		switch {
+		case !isLet(st.Let):
+			c.add(path+".let", "let %q must be lowercase letters, digits and _", st.Let)
+		case st.Let == "target" || st.Let == "value":
+			c.add(path+".let", "let %q is reserved for switch lookups and exists paths", st.Let)
+		case slices.Contains(c.lets, st.Let):
+			c.add(path+".let", "let %q is already defined", st.Let)
+		}
+	}
+	if len(st.Flag) == 0 && st.Env == "" && len(st.File) == 0 && st.Default == "" {
+		c.add(path, "a step needs at least one of flag, env, file and default")
+	}
+	for i, f := range st.Flag {
+		c.flag(at(path+".flag", i), f)
+	}
+	if st.Env != "" && !validVar(st.Env) {
+		c.add(path+".env", "%q is not an environment variable name", st.Env)
+	}
+	for _, key := range []string{"file", "windows", "darwin"} {
+		var ts Paths
+		switch key {
+		case "file":
+			ts = st.File
+		case "windows":
+			ts = st.Windows
+		case "darwin":
+			ts = st.Darwin
+		}
+		if key != "file" && len(ts) > 0 && len(st.File) == 0 {
+			c.add(path+"."+key, "%s needs file, which other systems use", key)
+		}
+		for i, t := range ts {
+			p := path + "." + key
+			if len(ts) > 1 {
+				p = at(p, i)
+			}
+			c.template(p, t)
+			c.notYet(p, t)
+		}
+	}
+	hasFile := len(st.File) > 0
+	var names []string
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	formats := strings.Join(names, ", ")
+	switch {
+	case hasFile && st.Format == "":
+		c.add(path+".format", "format is required with file: one of %s", formats)
+	case hasFile && !slices.Contains(Formats(), st.Format):
+		c.add(path+".format", "format must be one of %s, not %q", formats, st.Format)
+	case !hasFile && st.Format != "":
+		c.add(path+".format", "format needs file")
+	}
+	if st.List && !hasFile {
+		c.add(path+".list", "list needs file")
+	}
+	switch {
+	case hasFile && st.Value == "" && st.Format != FormatText:
+		c.add(path+".value", "value is required: the gjson path of the value in the file")
+	case !hasFile && st.Value != "":
+		c.add(path+".value", "value needs file")
+	}
+	c.gjsonPath(path+".value", st.Value)
+	switch {
+	case st.Name != "" && !final:
+		c.add(path+".name", "only the last step has a display name")
+	case st.Name != "" && !hasFile:
+		c.add(path+".name", "name needs file")
+	}
+	c.gjsonPath(path+".name", st.Name)
+	for i, u := range st.Unset {
+		if u == "" {
+			c.add(at(path+".unset", i), "an unset value must not be empty")
+		}
+	}
+	if st.Default != "" {
+		c.template(path+".default", st.Default)
+		c.notYet(path+".default", st.Default)
+	}
+	if st.Let != "" {
+		c.lets = append(c.lets, st.Let)
+	}
+}
+
+func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
+	if c.pattern(path+".command", sw.Command) && strings.HasPrefix(sw.Command, "-") {
+		c.add(path+".command", "a switch command starts with a subcommand word")
+	}
+	for i, f := range sw.Flags {
+		c.flag(at(path+".flags", i), f)
+	}
+	for i, f := range sw.Unless {
+		c.flag(at(path+".unless", i), f)
+	}
+	if sw.Arg < 0 {
+		c.add(path+".arg", "arg must be 1 or more")
+	}
+	if sw.Arg > 0 && len(sw.Flags) > 0 {
+		c.add(path+".arg", "arg and flags exclude each other: write two entries")
+	}
+	if sw.IndexBase < 0 {
+		c.add(path+".index_base", "index_base must not be negative")
+	}
+	if sw.IndexBase != 0 && sw.Lookup == "" {
+		c.add(path+".index_base", "index_base needs lookup")
+	}
+	if sw.Unknown && (len(sw.Flags) > 0 || sw.Arg != 0 || sw.Lookup != "" || sw.Sets != "") {
+		c.add(path+".unknown", "an unknown switch has no target: drop flags, arg, lookup and sets")
+	}
+	if sw.Sets != "" {
+		if !slices.Contains(c.lets, sw.Sets) {
+			c.add(path+".sets", "sets %q names no let step", sw.Sets)
+		}
+		if sw.Lookup != "" {
+			c.add(path+".lookup", "lookup and sets exclude each other")
+		}
+	}
+	if sw.Lookup != "" {
+		if last := ctx.Read[len(ctx.Read)-1]; len(last.File) == 0 {
+			c.add(path+".lookup", "lookup needs the last read step to read a file")
+		}
+		c.gjsonPathWith(path+".lookup", sw.Lookup, "target")
+	}
+}
+
+// gjsonPath checks that a gjson path template only refers to Let names read so far.
+func (c *checker) gjsonPath(path, p string) { c.gjsonPathWith(path, p, "") }
+
+func (c *checker) gjsonPathWith(path, p, extra string) {
+	names, err := refs(p)
+	if err != nil {
+		c.add(path, "malformed ${…} in %q", p)
+		return
+	}
+	for _, n := range names {
+		if n != extra && !slices.Contains(c.lets, n) {
+			c.add(path, "${%s} in %q names no earlier let", n, p)
+		}
+	}
+}
+
+func (c *checker) template(path, t string) {
+	if t == "" {
+		c.add(path, "empty path")
+		return
+	}
+	set := func(string) (string, bool) { return "x", true }
+	if _, _, err := Expand(t, set, "/", true); err != nil {
+		c.add(path, "malformed ${…} in %q", t)
+	}
+}
+
+// notYet refuses a path template that names the Let being defined or a later one: the value
+// would silently come from an environment variable of that name instead.
+func (c *checker) notYet(path, t string) {
+	var names []string
+	record := func(name string) (string, bool) {
+		names = append(names, name)
+		return "", false // unset, so that every default is expanded and its names seen too
+	}
+	if _, _, err := Expand(t, record, "/", true); err != nil {
+		return // reported by template
+	}
+	for _, n := range names {
+		if slices.Contains(c.all, n) && !slices.Contains(c.lets, n) {
+			c.add(path, "${%s} in %q is read before let %s is", n, t, n)
+		}
+	}
+}
+
+// pattern checks a command pattern: words, `*`, `**` and flags (`--all`, `--method=delete`).
+func (c *checker) pattern(path, p string) bool {
+	words := strings.Fields(p)
+	if len(words) == 0 {
+		c.add(path, "empty command pattern")
+		return false
+	}
+	ok := true
+	for _, w := range words {
+		switch {
+		case strings.HasPrefix(w, "-"):
+			if !isFlag(w, true) {
+				c.add(path, "%q in %q is not a flag (-x, --name, --name=value)", w, p)
+				ok = false
+			}
+		case w == "*" || w == "**":
+		case strings.ContainsAny(w, "*="):
+			c.add(path, "%q in %q: * and ** are whole words, = belongs to a flag", w, p)
+			ok = false
+		}
+	}
+	return ok
+}
+
+func (c *checker) flag(path, f string) {
+	if !isFlag(f, false) {
+		c.add(path, "%q is not a flag (-x, -name or --name)", f)
+	}
+}
+
+// isFlag accepts -x, -name, --name and, with value, --name=value.
+func isFlag(w string, value bool) bool {
+	if !strings.HasPrefix(w, "-") {
+		return false
+	}
+	name, v, hasValue := strings.Cut(w, "=")
+	if hasValue && (!value || v == "") {
+		return false
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "-"), "-")
+	if name == "" || name[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !(ch == '-' || ch == '_' || ch == '.' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func isName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLet(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
