@@ -17,11 +17,11 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 		}
 	}
 	if w, ct, ok := binding(p, c, a); ok {
-		t.Kind = "bound"
+		t.Kind = KindBound
 		e.checkBound(t, p, cp, c, a, w, ct)
 		return
 	}
-	t.Kind = "unbound"
+	t.Kind = KindUnbound
 	eff, in := e.effective(p, cp, c, a)
 	t.Context = &eff.ContextTrace
 	id := p.Name
@@ -33,13 +33,13 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	fold := p.Context.CaseInsensitive
 	eff.Allowed = !eff.unknown && eff.Value != "" && cp.allows(identify(eff.Value, eff.known, fold), fold)
 	setting := cp.Unbound
-	if setting == Unset {
-		setting = Allow
+	if setting == SettingUnset {
+		setting = SettingAllow
 		if bindable {
-			setting = Fix
+			setting = SettingFix
 		}
 	}
-	if eff.Allowed && setting == Allow {
+	if eff.Allowed && setting == SettingAllow {
 		// Only a CLI that cannot bind at all: a subcommand that rejects the binding (az ad, az
 		// config) mostly does not depend on the context.
 		if p.Bind == nil && eff.active != nil && !sameContext(p, eff, *eff.active) {
@@ -73,14 +73,14 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 		return
 	}
 	switch {
-	case setting == Deny:
+	case setting == SettingDeny:
 		t.decide(VerdictDeny, id+".unbound-deny", fmt.Sprintf("[ctxguard/%s.unbound-deny] the policy requires every %s command to name its %s explicitly; %s — %s",
 			id, p.Name, p.Noun, where, fix))
-	case setting == Ask:
+	case setting == SettingAsk:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictAsk, id+".unbound-ask", fmt.Sprintf("[ctxguard/%s.unbound-ask] the policy asks a human about %s commands that do not name a %s; %s — bound as: %s",
 			id, p.Name, p.Noun, where, t.Fixed))
-	case eff.Allowed && eff.Source == "remembered" && tgt == eff.Value:
+	case eff.Allowed && eff.Source == OriginRemembered && tgt == eff.Value:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s, which %s, so that a switch by another session cannot move it: %s",
 			id, p.Noun, describe(eff.ContextTrace), selectedBy(eff), t.Fixed))
@@ -111,9 +111,9 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	if eff.Allowed {
 		// Allowed, but the policy wanted it bound or asked (unbound: fix/ask/deny): without a
 		// binding, fix has nothing to add.
-		if cp.Unbound == Ask || cp.Unbound == Deny {
+		if cp.Unbound == SettingAsk || cp.Unbound == SettingDeny {
 			v := VerdictAsk
-			if cp.Unbound == Deny {
+			if cp.Unbound == SettingDeny {
 				v = VerdictDeny
 			}
 			next := "a human decides"
@@ -148,15 +148,15 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 // where says what context the call would run in and why, for a reason.
 func (e *engine) where(p *spec.Spec, eff effective) string {
 	switch {
-	case eff.unknown && eff.origin == "remembered":
+	case eff.unknown && eff.origin == OriginRemembered:
 		return fmt.Sprintf("this session ran `%s`, which changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
 	case eff.unknown && eff.From != "":
 		return fmt.Sprintf("`%s` earlier in this command changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
 	case eff.unknown:
 		return fmt.Sprintf("the %s %s depends on a directory or variable that is not literal", p.Name, p.Noun)
-	case eff.Source == "carried":
+	case eff.Source == OriginCarried:
 		return fmt.Sprintf("`%s` earlier in this command switches the %s %s to %s", eff.From, p.Name, p.Noun, describe(eff.ContextTrace))
-	case eff.Source == "remembered":
+	case eff.Source == OriginRemembered:
 		return fmt.Sprintf("this session switched the %s %s to %s", p.Name, p.Noun, describe(eff.ContextTrace))
 	case eff.Value == "":
 		return fmt.Sprintf("no %s %s is active", p.Name, p.Noun)
@@ -200,12 +200,12 @@ func binding(p *spec.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
 		return Word{}, ContextTrace{}, false
 	}
 	if w, ok := a.flag(p.Bind.Flags); ok {
-		return w, ContextTrace{Value: w.Value, Source: "flag", Flag: flagUsed(a, p.Bind.Flags)}, true
+		return w, ContextTrace{Value: w.Value, Source: OriginFlag, Flag: flagUsed(a, p.Bind.Flags)}, true
 	}
 	for i := len(c.Env) - 1; i >= 0; i-- {
 		for _, name := range p.Bind.Env {
 			if c.Env[i].Name == name {
-				return c.Env[i].Value, ContextTrace{Value: c.Env[i].Value.Value, Source: "env", Env: name}, true
+				return c.Env[i].Value, ContextTrace{Value: c.Env[i].Value.Value, Source: OriginEnv, Env: name}, true
 			}
 		}
 	}

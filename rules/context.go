@@ -23,9 +23,9 @@ type effective struct {
 	// active is the state's own context when a remembered one stands in for it: the next binding
 	// target, and what a call that cannot be bound would really run in.
 	active *effective
-	// origin is "carried" or "remembered" when an earlier switch gave the context (or made it
-	// unknown), else "".
-	origin string
+	// origin is OriginCarried or OriginRemembered when an earlier switch gave the context (or
+	// made it unknown), else "".
+	origin Origin
 }
 
 // input builds the provider runtime's view of a call: its environment (the line's assignments
@@ -110,30 +110,30 @@ func uncertain(p *spec.Spec, c *Call, a argv) bool {
 func (e *engine) resolve(p *spec.Spec, c *Call, a argv, vars map[string]string) (effective, spec.Input) {
 	in := e.input(p, c, a, vars)
 	if uncertain(p, c, a) {
-		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
+		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true}, in
 	}
 	act, err := e.state(p, c, a, in)
 	if errors.Is(err, spec.ErrNoDir) {
-		return effective{ContextTrace: ContextTrace{Source: "unknown"}, unknown: true}, in
+		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true}, in
 	}
 	if err != nil {
-		return effective{ContextTrace: ContextTrace{Source: "unknown"}, err: err}, in
+		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, err: err}, in
 	}
 	ct := ContextTrace{Value: act.Value, Name: act.Name, File: act.File, Key: act.Key}
 	switch from := act.From; {
 	case act.Value == "":
-		ct.Source = "none"
+		ct.Source = OriginNone
 	case from.Kind == spec.FromEnv:
-		ct.Source, ct.Env = "process-env", from.Name
+		ct.Source, ct.Env = OriginProcessEnv, from.Name
 		if _, onCall := lineEnv(c, from.Name); onCall {
-			ct.Source = "env"
+			ct.Source = OriginEnv
 		}
 	case from.Kind == spec.FromFlag:
-		ct.Source, ct.Flag = "flag", from.Name
+		ct.Source, ct.Flag = OriginFlag, from.Name
 	case from.Kind == spec.FromDefault:
-		ct.Source = "default"
+		ct.Source = OriginDefault
 	default:
-		ct.Source = "state"
+		ct.Source = OriginState
 	}
 	return effective{ContextTrace: ct, known: act.Known, scope: act.Scope}, in
 }
@@ -190,7 +190,7 @@ func (e *engine) effective(p *spec.Spec, cp *ContextPolicy, c *Call, a argv) (ef
 	act, in := e.resolve(p, c, a, nil)
 	act.Name = nameOf(act.Value, act.Name, act.known, p.Context.CaseInsensitive)
 	if sw, ok := e.carried[p.Name]; ok && (sw.Scope == "" || act.scope == "" || sw.Scope == act.scope) {
-		return e.switched(p, c, a, sw, "carried", act, in)
+		return e.switched(p, c, a, sw, OriginCarried, act, in)
 	}
 	return e.remembered(p, cp, c, a, act, in)
 }

@@ -37,16 +37,14 @@ type Result struct {
 // CallTrace records how one guarded call was decided. Its JSON form is part of the
 // `ctxguard explain --json` contract.
 type CallTrace struct {
-	Provider string   `json:"provider"`
-	Argv     []string `json:"argv"`
-	Via      []string `json:"via,omitempty"`
-	// Kind is what the call is to its provider: exempt, switch, bound, unbound, unchecked (the
-	// policy says nothing about the provider's contexts), or an external switch.
-	Kind    string        `json:"kind"`
-	Context *ContextTrace `json:"context,omitempty"`
-	Verdict Verdict       `json:"decision"`
-	Rule    string        `json:"rule,omitempty"`
-	Reason  string        `json:"reason,omitempty"`
+	Provider string        `json:"provider"`
+	Argv     []string      `json:"argv"`
+	Via      []string      `json:"via,omitempty"`
+	Kind     Kind          `json:"kind"`
+	Context  *ContextTrace `json:"context,omitempty"`
+	Verdict  Verdict       `json:"decision"`
+	Rule     string        `json:"rule,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
 	// Binding is the text a rewrite inserts ("--subscription 1111…"), Fixed the call as it
 	// should be written.
 	Binding string `json:"binding,omitempty"`
@@ -57,13 +55,9 @@ type CallTrace struct {
 
 // ContextTrace says which context a call runs in and where that came from.
 type ContextTrace struct {
-	Value string `json:"value"`
-	Name  string `json:"name,omitempty"`
-	// Source is one of: flag, env (a variable set on the call), switch (the target of the call,
-	// which is a switch), carried (an earlier switch in the line), remembered (this session's
-	// last switch), state (a state file), process-env (the hook's environment), default (the
-	// provider's default when the state names none), none (no context), unknown.
-	Source string `json:"source"`
+	Value  string `json:"value"`
+	Name   string `json:"name,omitempty"`
+	Source Origin `json:"source"`
 	Flag   string `json:"flag,omitempty"`
 	Env    string `json:"env,omitempty"`
 	From   string `json:"from,omitempty"` // the switch that set a carried context
@@ -72,3 +66,44 @@ type ContextTrace struct {
 	// Allowed is whether the policy allows it (always true when the policy names no list).
 	Allowed bool `json:"allowed"`
 }
+
+// Kind is what a call is to the rules that decided it. Its words are part of the
+// `ctxguard explain --json` contract.
+type Kind string
+
+const (
+	KindHelp   Kind = "help"   // it only prints help: nothing applies
+	KindExempt Kind = "exempt" // self-inspection or repair: no context check
+	KindSwitch Kind = "switch" // it changes the shared context
+	KindBound  Kind = "bound"  // it names its context (a flag, or a variable set on it)
+	// KindUnbound runs in whatever context is effective when it starts.
+	KindUnbound Kind = "unbound"
+	// KindUnchecked is a call of a provider the policy says nothing about.
+	KindUnchecked Kind = "unchecked"
+	// KindUnknown is a call whose command word is not literal but names a guarded CLI.
+	KindUnknown Kind = "unknown"
+	// KindSelf is a call that writes files, checked against ctxguard's own configuration.
+	KindSelf Kind = "self"
+	// KindRule is a call no provider guards that a user's rule matched.
+	KindRule Kind = "rule"
+)
+
+// Origin is where the context a call runs in came from. Its words are part of the
+// `ctxguard explain --json` contract.
+type Origin string
+
+const (
+	OriginFlag   Origin = "flag"   // a flag on the call
+	OriginEnv    Origin = "env"    // a variable set on the call
+	OriginSwitch Origin = "switch" // the target of the call, which is a switch
+	// OriginCarried is an earlier switch in the same line.
+	OriginCarried Origin = "carried"
+	// OriginRemembered is this session's last switch (session memory).
+	OriginRemembered Origin = "remembered"
+	OriginState      Origin = "state"       // a state file
+	OriginProcessEnv Origin = "process-env" // the hook's own environment
+	// OriginDefault is the provider's default, when the state names none.
+	OriginDefault Origin = "default"
+	OriginNone    Origin = "none"    // no context is set
+	OriginUnknown Origin = "unknown" // it cannot be known statically
+)

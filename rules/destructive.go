@@ -12,7 +12,7 @@ import (
 // policy exists, like everything else.
 func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []string) {
 	cap := e.in.Policy.Destructive
-	if !e.guarded || cap == Allow {
+	if !e.guarded || cap == SettingAllow {
 		return
 	}
 	for _, d := range p.Destructive {
@@ -26,7 +26,7 @@ func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []str
 			where = fmt.Sprintf(" in %s %s", p.Noun, describe(*t.Context))
 		}
 		cmd := strings.Join(values(c), " ")
-		if d.Tier == spec.TierDeny || cap == Deny {
+		if d.Tier == spec.TierDeny || cap == SettingDeny {
 			t.decide(VerdictDeny, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — ctxguard does not let an agent run this; ask the user to run it themselves if it is really wanted",
 				id, cmd, where, d.Why))
 		} else {
@@ -68,9 +68,9 @@ func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
 		t.Matched = append(t.Matched, r.ID)
 		reason := fmt.Sprintf("[ctxguard/%s] %s (rule at %s)", r.ID, r.Reason, r.Src)
 		switch r.Decision {
-		case Deny:
+		case SettingDeny:
 			t.decide(VerdictDeny, r.ID, reason)
-		case Ask:
+		case SettingAsk:
 			t.decide(VerdictAsk, r.ID, reason)
 		}
 	}
@@ -79,7 +79,7 @@ func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
 // userRulesOnly applies the user's rules to a call no provider guards (the rules may name any
 // command).
 func (e *engine) userRulesOnly(c *Call) (trace, bool) {
-	t := trace{CallTrace: CallTrace{Argv: values(c), Via: c.Via, Kind: "rule"}}
+	t := trace{CallTrace: CallTrace{Argv: values(c), Via: c.Via, Kind: KindRule}}
 	a := argv{words: c.Args}
 	e.userRules(&t, c, a, a.path())
 	return t, len(t.Matched) > 0

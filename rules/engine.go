@@ -39,7 +39,7 @@ type Input struct {
 	// arguments, is denied whenever some policy exists. Nil Self turns that off.
 	Self    Self
 	Writers []Writer
-	// Shell is the language of the line: "bash" (also for "") or "powershell", which has no
+	// Shell is the language of the line: ShellBash (also for "") or ShellPowerShell, which has no
 	// `VAR=value cmd` prefix, so a binding by variable cannot be inserted there.
 	Shell string
 }
@@ -162,21 +162,21 @@ func (e *engine) call(c *Call) []trace {
 	switch {
 	case a.hasAny(p.Help):
 		// Help prints and does nothing else: neither context nor destructive rules apply.
-		t.Kind = "help"
+		t.Kind = KindHelp
 		return append(out, t)
 	case e.exempt(p, a, path):
-		t.Kind = "exempt"
+		t.Kind = KindExempt
 		if cp != nil {
 			e.bindInspection(&t, p, cp, c, a, path)
 		}
 	default:
 		if sw, n, ok := e.matchSwitch(p, a, path); ok {
-			t.Kind = "switch"
+			t.Kind = KindSwitch
 			e.doSwitch(&t, p, cp, c, a, sw, n)
 			break
 		}
 		if cp == nil {
-			t.Kind = "unchecked"
+			t.Kind = KindUnchecked
 			break
 		}
 		e.checkContext(&t, p, cp, c, a, path)
@@ -213,7 +213,7 @@ func (e *engine) dynamic(c *Call) (trace, bool) {
 	}
 	for _, tok := range Words(c.NameWord.Value) {
 		if p := e.byName[tok]; p != nil {
-			t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: []string{text}, Via: c.Via, Kind: "unknown"}}
+			t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: []string{text}, Via: c.Via, Kind: KindUnknown}}
 			t.decide(VerdictAsk, "parse.dynamic-command",
 				fmt.Sprintf("[ctxguard/parse.dynamic-command] the command word %s is not literal, so ctxguard cannot tell which %s context it would use — write the command name out (%s …) so it can be checked",
 					c.NameWord.Value, p.Name, p.Commands[0]))

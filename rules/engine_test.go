@@ -143,9 +143,9 @@ func TestBindingOrder(t *testing.T) {
 		policy *rules.Policy
 		state  memState
 		mem    memory
-		want   string // the bound line
-		source string // the context's source in the trace
-		reason string // a substring of the reason
+		want   string       // the bound line
+		source rules.Origin // the context's source in the trace
+		reason string       // a substring of the reason
 	}{
 		{name: "carried beats remembered", line: "sub use C && sub list", policy: ab, state: activeA, mem: sessionB,
 			want: "sub use C && sub list --sub C", source: "carried"},

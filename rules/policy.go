@@ -2,16 +2,18 @@ package rules
 
 import "strconv"
 
-// Setting is a decision setting of the policy. The order of the constants is strictness: a
-// later layer can only move a setting towards Deny.
+// Setting is a decision setting of the policy (unbound, destructive, rewrite, a rule's
+// decision): what the policy asks for, not what the engine answers (that is a [Verdict]), hence
+// the prefix on its constants. Their order is strictness: a later layer can only move a setting
+// towards SettingDeny.
 type Setting int
 
 const (
-	Unset Setting = iota
-	Allow
-	Fix
-	Ask
-	Deny
+	SettingUnset Setting = iota
+	SettingAllow
+	SettingFix
+	SettingAsk
+	SettingDeny
 )
 
 var settingNames = [...]string{"", "allow", "fix", "ask", "deny"}
@@ -25,7 +27,7 @@ func ParseSetting(word string) (s Setting, ok bool) {
 			return Setting(i), true
 		}
 	}
-	return Unset, false
+	return SettingUnset, false
 }
 
 // Stricter returns the stricter of two settings.
@@ -51,15 +53,16 @@ type Policy struct {
 	Files []PolicyFile
 	// Contexts holds the per-provider settings, keyed by provider name.
 	Contexts map[string]*ContextPolicy
-	// Destructive caps the destructive packs: Allow turns them off, Ask keeps each entry's tier,
-	// Deny makes every entry deny. Unset means Ask when any policy file exists.
+	// Destructive caps the destructive packs: SettingAllow turns them off, SettingAsk keeps each
+	// entry's tier, SettingDeny makes every entry deny. SettingUnset means SettingAsk when any
+	// policy file exists.
 	Destructive    Setting
 	DestructiveSrc Source
 	// Rules are the users' own rules from every layer.
 	Rules []UserRule
-	// RewriteMode, when set, decides how a rewrite is answered in every permission mode: Ask
-	// always shows the bound command to the user, Allow never does. Unset keeps the harness's
-	// default (ask where the harness would have asked anyway).
+	// RewriteMode, when set, decides how a rewrite is answered in every permission mode:
+	// SettingAsk always shows the bound command to the user, SettingAllow never does.
+	// SettingUnset keeps the harness's default (ask where the harness would have asked anyway).
 	RewriteMode    Setting
 	RewriteModeSrc Source
 	// Forget turns session memory off (session: {remember: false}): later calls of a session are
@@ -83,8 +86,8 @@ type ContextPolicy struct {
 	// Defaults holds each layer's default, most specific layer first; the first one that is
 	// allowed is the binding target.
 	Defaults []Valued
-	// Unbound is the strictest unbound setting of the layers (Unset: fix where the provider can
-	// bind, else allow).
+	// Unbound is the strictest unbound setting of the layers (SettingUnset: fix where the
+	// provider can bind, else allow).
 	Unbound    Setting
 	UnboundSrc Source
 }

@@ -11,7 +11,7 @@ import (
 // PowerShell cannot write: it has no `VAR=value cmd` prefix, and `$env:VAR=…` stays set for the
 // rest of the session, so ctxguard does not insert it on the agent's behalf.
 func (e *engine) envOnly(p *spec.Spec) bool {
-	return e.in.Shell == "powershell" && p.Bind != nil && len(p.Bind.Flags) == 0 && len(p.Bind.Env) > 0
+	return e.in.Shell == ShellPowerShell && p.Bind != nil && len(p.Bind.Flags) == 0 && len(p.Bind.Env) > 0
 }
 
 // boundCall is the call as it should be written, bound to value: with the binding inserted, or,

@@ -13,10 +13,8 @@ import (
 type Writer struct {
 	// Command is the command word as it appears in Call.Name.
 	Command string `json:"command"`
-	// Operands selects the positional arguments that are written: "all", "first" or "last" (a
-	// destination; the other operands are sources, whose base names the command creates inside
-	// the destination when it is a directory).
-	Operands string `json:"operands"`
+	// Operands selects the positional arguments that are written.
+	Operands Operands `json:"operands"`
 	// Trees is set when an operand may be a directory that the command removes or moves whole
 	// (rm -r, mv): a directory that holds a protected file is then protected too.
 	Trees bool `json:"trees,omitempty"`
@@ -34,6 +32,17 @@ type Writer struct {
 	// Fold makes flag names case-insensitive (PowerShell parameters).
 	Fold bool `json:"fold,omitempty"`
 }
+
+// Operands says which positional arguments of a [Writer] are written.
+type Operands string
+
+const (
+	OperandsAll   Operands = "all"
+	OperandsFirst Operands = "first"
+	// OperandsLast is a destination: the other operands are sources, whose base names the
+	// command creates inside the destination when it is a directory.
+	OperandsLast Operands = "last"
+)
 
 // Self is ctxguard's own configuration as the caller found it: the policy files, the providers
 // folder and the harness files that run the hook. The guard implements it (it needs the file
@@ -66,7 +75,7 @@ func (e *engine) protect(c *Call) (trace, bool) {
 	if !e.guarded || e.in.Self == nil {
 		return trace{}, false
 	}
-	t := trace{CallTrace: CallTrace{Provider: "ctxguard", Argv: values(c), Via: c.Via, Kind: "self"}}
+	t := trace{CallTrace: CallTrace{Provider: "ctxguard", Argv: values(c), Via: c.Via, Kind: KindSelf}}
 	if c.Name == "" {
 		t.Argv = []string{c.NameWord.Value}
 	}
@@ -214,15 +223,15 @@ func targets(wr *Writer, args []Word) []target {
 	}
 	var out []target
 	switch wr.Operands {
-	case "all":
+	case OperandsAll:
 		for _, o := range ops {
 			out = append(out, target{word: o})
 		}
-	case "first":
+	case OperandsFirst:
 		if len(ops) > 0 && len(paths) == 0 {
 			out = append(out, target{word: ops[0]})
 		}
-	case "last":
+	case OperandsLast:
 		src := ops
 		if len(paths) == 0 && len(ops) > 0 {
 			paths, src = ops[len(ops)-1:], ops[:len(ops)-1]

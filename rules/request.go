@@ -9,7 +9,7 @@ package rules
 type Request struct {
 	Harness string // "claude", "copilot", "gemini", "cursor", "codex"; "" for explain
 	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell, run_shell_command, Shell)
-	Shell   string // "bash" or "powershell", from the tool name; "" for a tool that is not a shell
+	Shell   string // ShellBash or ShellPowerShell, from the tool name; "" for a tool that is not a shell
 	Command string
 	// Cwd is the command's working directory; relative state paths and the project policy are
 	// found from it.
@@ -25,3 +25,9 @@ type Request struct {
 	// MultiEdit, NotebookEdit), as sent; Shell is "" then.
 	Paths []string
 }
+
+// The languages a Request's line may be written in (Request.Shell, Input.Shell).
+const (
+	ShellBash       = "bash"
+	ShellPowerShell = "powershell"
+)

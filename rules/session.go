@@ -16,9 +16,9 @@ import (
 
 // switched is the effect of an earlier switch (carried in the line, or remembered for the
 // session) on a call whose state resolves to act.
-func (e *engine) switched(p *spec.Spec, c *Call, a argv, sw Switched, source string, act effective, in spec.Input) (effective, spec.Input) {
+func (e *engine) switched(p *spec.Spec, c *Call, a argv, sw Switched, source Origin, act effective, in spec.Input) (effective, spec.Input) {
 	if sw.Unknown {
-		return effective{ContextTrace: ContextTrace{Source: "unknown", From: sw.From}, unknown: true, known: act.known, scope: act.scope, origin: source}, in
+		return effective{ContextTrace: ContextTrace{Source: OriginUnknown, From: sw.From}, unknown: true, known: act.known, scope: act.scope, origin: source}, in
 	}
 	if sw.Vars != nil {
 		eff, vin := e.resolve(p, c, a, sw.Vars)
@@ -48,7 +48,7 @@ func (e *engine) remembered(p *spec.Spec, cp *ContextPolicy, c *Call, a argv, ac
 	if !ok {
 		return act, in
 	}
-	rem, rin := e.switched(p, c, a, sw, "remembered", act, in)
+	rem, rin := e.switched(p, c, a, sw, OriginRemembered, act, in)
 	switch {
 	case rem.err != nil:
 		return act, in
@@ -99,7 +99,7 @@ func (e *engine) bindInspection(t *trace, p *spec.Spec, cp *ContextPolicy, c *Ca
 		return
 	}
 	eff, in := e.effective(p, cp, c, a)
-	if eff.err != nil || eff.unknown || eff.Value == "" || eff.Source != "carried" && eff.Source != "remembered" {
+	if eff.err != nil || eff.unknown || eff.Value == "" || eff.Source != OriginCarried && eff.Source != OriginRemembered {
 		return
 	}
 	fold := p.Context.CaseInsensitive
@@ -120,7 +120,7 @@ func (e *engine) bindInspection(t *trace, p *spec.Spec, cp *ContextPolicy, c *Ca
 
 // selectedBy says which switch selected a carried or remembered context, for a reason.
 func selectedBy(eff effective) string {
-	if eff.Source == "remembered" {
+	if eff.Source == OriginRemembered {
 		return fmt.Sprintf("this session switched to with `%s`", eff.From)
 	}
 	return fmt.Sprintf("`%s` earlier in this command switches to", eff.From)

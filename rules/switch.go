@@ -17,11 +17,11 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 	w, known := switchTarget(sw, a, n)
 	if sw.Unknown || !known {
 		e.carry(Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope})
-		t.Context = &ContextTrace{Source: "unknown"}
+		t.Context = &ContextTrace{Source: OriginUnknown}
 		return
 	}
 	if !w.Literal {
-		t.Context = &ContextTrace{Value: w.Value, Source: "unknown"}
+		t.Context = &ContextTrace{Value: w.Value, Source: OriginUnknown}
 		e.carry(Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope})
 		if cp != nil {
 			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
@@ -31,7 +31,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 	}
 	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
 	cr.Provider, cr.From, cr.Scope = p.Name, self, before.scope
-	ct := ContextTrace{Value: value, Name: name, Source: "switch", From: self}
+	ct := ContextTrace{Value: value, Name: name, Source: OriginSwitch, From: self}
 	t.Context = &ct
 	if err != nil {
 		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot read the %s state to check `%s`: %v", id, p.Name, self, err))

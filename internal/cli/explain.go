@@ -25,11 +25,11 @@ func runExplain(c *ctx, args []string) error {
 	cwd := fs.String("cwd", "", "")
 	asJSON := fs.Bool("json", false, "")
 	sessionID := fs.String("session", "", "")
-	sh := fs.String("shell", "bash", "")
+	sh := fs.String("shell", rules.ShellBash, "")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *sh != "bash" && *sh != guard.PowerShell {
+	if *sh != rules.ShellBash && *sh != rules.ShellPowerShell {
 		return usageError{"--shell is bash or powershell"}
 	}
 	if fs.NArg() == 0 {

@@ -107,31 +107,31 @@ func context(c *rules.ContextTrace, session string) string {
 	}
 	var from string
 	switch c.Source {
-	case "switch":
+	case rules.OriginSwitch:
 		from = "the target of this switch"
-	case "state":
+	case rules.OriginState:
 		from = "from the state"
-	case "default":
+	case rules.OriginDefault:
 		from = "the CLI's default (the state names none)"
-	case "none":
+	case rules.OriginNone:
 		from = "none is set in the state"
-	case "flag":
+	case rules.OriginFlag:
 		from = "from flag " + c.Flag
-	case "env":
+	case rules.OriginEnv:
 		from = "from " + c.Env + " set on the command"
-	case "process-env":
+	case rules.OriginProcessEnv:
 		from = "from the environment variable " + c.Env
-	case "carried":
+	case rules.OriginCarried:
 		from = "carried from `" + c.From + "` earlier in the line"
-	case "remembered":
+	case rules.OriginRemembered:
 		from = "remembered for session " + session + " from `" + c.From + "`"
-	case "unknown":
+	case rules.OriginUnknown:
 		from = "unknown"
 		if c.From != "" {
 			from += " after `" + c.From + "`"
 		}
 	default:
-		from = c.Source
+		from = string(c.Source)
 	}
 	if c.File != "" {
 		from += fmt.Sprintf(" (file %s", c.File)

@@ -9,9 +9,6 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// PowerShell is Request.Shell for a line written in PowerShell. Any other value is bash.
-const PowerShell = "powershell"
-
 // parse reads the request: the line in its shell's language, or, for a tool that is not a shell
 // but writes files (Request.Paths), one call with no command word that writes them, so that the
 // rules that protect ctxguard's own files see them.
@@ -23,7 +20,7 @@ func parse(req rules.Request) ([]rules.Call, error) {
 		}
 		return []rules.Call{c}, nil
 	}
-	if req.Shell == PowerShell {
+	if req.Shell == rules.ShellPowerShell {
 		return shell.ParsePowerShell(req.Command)
 	}
 	return shell.Parse(req.Command)
@@ -31,7 +28,7 @@ func parse(req rules.Request) ([]rules.Call, error) {
 
 // quoter is the quoting function for the request's shell.
 func quoter(req rules.Request) func(string) string {
-	if req.Shell == PowerShell {
+	if req.Shell == rules.ShellPowerShell {
 		return shell.QuotePowerShell
 	}
 	return shell.Quote
@@ -39,7 +36,7 @@ func quoter(req rules.Request) func(string) string {
 
 // rewrite applies the engine's edits in the request's shell.
 func rewrite(req rules.Request, edits []rules.Edit) (string, error) {
-	if req.Shell == PowerShell {
+	if req.Shell == rules.ShellPowerShell {
 		return shell.RewritePowerShell(req.Command, edits)
 	}
 	return shell.Rewrite(req.Command, edits)

@@ -25,7 +25,7 @@ func TestPowerShellMachine(t *testing.T) {
 		{"Set-Content .ctxguard.yaml x", "deny", "self.policy-write", ""},
 	}
 	for _, tt := range tests {
-		o := guard.Decide(rules.Request{Command: tt.line, Cwd: repo, Shell: guard.PowerShell}, env)
+		o := guard.Decide(rules.Request{Command: tt.line, Cwd: repo, Shell: rules.ShellPowerShell}, env)
 		if o.Verdict.String() != tt.verdict || tt.rule != "" && o.Rule != tt.rule || tt.command != "" && o.Command != tt.command {
 			t.Errorf("%s: %s %s %q (%s), want %s %s %q", tt.line, o.Verdict, o.Rule, o.Command, o.Reason, tt.verdict, tt.rule, tt.command)
 		}

@@ -32,8 +32,9 @@ type Answer struct {
 	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
 	// the human approves is the bound command ("" = unchanged).
 	Command string
-	// RewriteAs is the policy's override for how a rewrite is answered: Unset lets the harness
-	// decide, Ask always shows the bound command to the user, Allow never does.
+	// RewriteAs is the policy's override for how a rewrite is answered: SettingUnset lets the
+	// harness decide, SettingAsk always shows the bound command to the user, SettingAllow never
+	// does.
 	RewriteAs rules.Setting
 }
 
@@ -151,7 +152,7 @@ type decision struct {
 func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
 	d := decision{reason: a.Reason}
 	switch a.RewriteAs {
-	case rules.Unset, rules.Ask, rules.Allow:
+	case rules.SettingUnset, rules.SettingAsk, rules.SettingAllow:
 	default:
 		return d, fmt.Errorf("unknown rewrite answer %q: want ask or allow", a.RewriteAs)
 	}

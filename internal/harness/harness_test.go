@@ -165,7 +165,7 @@ func TestEncode(t *testing.T) {
 		},
 		{
 			"claude rewrite sample (policy says allow)", "claude", claudeSample,
-			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: rules.Allow},
+			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: rules.SettingAllow},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"ctxguard pinned --subscription dev-sub","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
@@ -205,7 +205,7 @@ func TestEncode(t *testing.T) {
 			`{"permissionDecision":"allow","permissionDecisionReason":"bound","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: rules.Ask},
+			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: rules.SettingAsk},
 			`{"permissionDecision":"ask","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
@@ -226,7 +226,7 @@ func TestEncode(t *testing.T) {
 			`{"systemMessage":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.Ask},
+			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.SettingAsk},
 			`{"decision":"ask","reason":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
@@ -272,7 +272,7 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves, as: az group list --subscription dev-sub"}}`,
 		},
 		{
-			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.Ask},
+			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.SettingAsk},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}}`,
 		},
 		{
@@ -316,16 +316,16 @@ func TestClaudeRewriteModes(t *testing.T) {
 		rewriteAs rules.Setting
 		want      string
 	}{
-		{"default", rules.Unset, "ask"},
-		{"plan", rules.Unset, "ask"},
-		{"acceptEdits", rules.Unset, "ask"},
-		{"", rules.Unset, "ask"},
-		{"someFutureMode", rules.Unset, "ask"},
-		{"auto", rules.Unset, "allow"},
-		{"dontAsk", rules.Unset, "allow"},
-		{"bypassPermissions", rules.Unset, "allow"},
-		{"default", rules.Allow, "allow"},
-		{"bypassPermissions", rules.Ask, "ask"},
+		{"default", rules.SettingUnset, "ask"},
+		{"plan", rules.SettingUnset, "ask"},
+		{"acceptEdits", rules.SettingUnset, "ask"},
+		{"", rules.SettingUnset, "ask"},
+		{"someFutureMode", rules.SettingUnset, "ask"},
+		{"auto", rules.SettingUnset, "allow"},
+		{"dontAsk", rules.SettingUnset, "allow"},
+		{"bypassPermissions", rules.SettingUnset, "allow"},
+		{"default", rules.SettingAllow, "allow"},
+		{"bypassPermissions", rules.SettingAsk, "ask"},
 	}
 	h, _ := Lookup("claude")
 	for _, tt := range tests {
@@ -383,7 +383,7 @@ func TestEncodeErrors(t *testing.T) {
 			{"rewrite without a command", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite}, "rewrite without a command"},
 			{"rewrite without a request", nil, Answer{Verdict: rules.VerdictRewrite, Command: "ls"}, "needs the decoded request"},
 			{"rewrite of a hand-made request", &Request{Request: rules.Request{Command: "ls"}}, Answer{Verdict: rules.VerdictRewrite, Command: "ls -a"}, "needs the decoded request"},
-			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: rules.Deny}, `unknown rewrite answer "deny"`},
+			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: rules.SettingDeny}, `unknown rewrite answer "deny"`},
 		}
 		for _, tt := range tests {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {

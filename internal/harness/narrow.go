@@ -17,7 +17,7 @@ type limits struct {
 func narrow(a Answer, l limits) Answer {
 	switch a.Verdict {
 	case rules.VerdictRewrite:
-		if a.Command == "" || l.rewrite && (l.ask || a.RewriteAs != rules.Ask) {
+		if a.Command == "" || l.rewrite && (l.ask || a.RewriteAs != rules.SettingAsk) {
 			return a // (a rewrite without a command is an error that Encode reports)
 		}
 		return Answer{Verdict: rules.VerdictDeny, Reason: runInstead(a.Reason, a.Command), RewriteAs: a.RewriteAs}

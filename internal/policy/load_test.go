@@ -143,7 +143,7 @@ func TestLoadLayers(t *testing.T) {
 				// Most specific layer first.
 				Defaults: []rules.Valued{{Value: "sub-b", Src: at(project, 5)}, {Value: "sub-b", Src: at(user, 3)}},
 				// The project's allow cannot loosen the managed ask.
-				Unbound:    rules.Ask,
+				Unbound:    rules.SettingAsk,
 				UnboundSrc: at(managed, 4),
 			},
 			"kubectl": {
@@ -153,19 +153,19 @@ func TestLoadLayers(t *testing.T) {
 				},
 				Defaults: []rules.Valued{{Value: "kind-dev", Src: at(project, 9)}},
 				// The project may tighten: deny over the user's fix.
-				Unbound:    rules.Deny,
+				Unbound:    rules.SettingDeny,
 				UnboundSrc: at(project, 10),
 			},
 		},
 		// The project's destructive: allow cannot loosen the user's deny.
-		Destructive:    rules.Deny,
+		Destructive:    rules.SettingDeny,
 		DestructiveSrc: at(user, 7),
 		// For rewrite, ask is stricter than allow.
-		RewriteMode:    rules.Ask,
+		RewriteMode:    rules.SettingAsk,
 		RewriteModeSrc: at(user, 8),
 		Rules: []rules.UserRule{
-			{ID: "user.user.1", Match: "az group delete", Decision: rules.Deny, Reason: "not by an agent", Src: at(user, 10)},
-			{ID: "p", Match: "kubectl delete", Decision: rules.Ask, Src: at(project, 14)},
+			{ID: "user.user.1", Match: "az group delete", Decision: rules.SettingDeny, Reason: "not by an agent", Src: at(user, 10)},
+			{ID: "p", Match: "kubectl delete", Decision: rules.SettingAsk, Src: at(project, 14)},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -206,7 +206,7 @@ func TestLoadNoFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Files) != 0 || len(got.Contexts) != 0 || len(got.Rules) != 0 || got.Destructive != rules.Unset {
+	if len(got.Files) != 0 || len(got.Contexts) != 0 || len(got.Rules) != 0 || got.Destructive != rules.SettingUnset {
 		t.Errorf("Load with no files = %+v, want an empty policy", got)
 	}
 }

@@ -48,10 +48,10 @@ type ruleSchema struct {
 
 // The words each setting accepts, strictest last.
 var (
-	unboundWords     = []rules.Setting{rules.Allow, rules.Fix, rules.Ask, rules.Deny}
-	destructiveWords = []rules.Setting{rules.Allow, rules.Ask, rules.Deny}
-	rewriteWords     = []rules.Setting{rules.Allow, rules.Ask}
-	decisionWords    = []rules.Setting{rules.Allow, rules.Ask, rules.Deny}
+	unboundWords     = []rules.Setting{rules.SettingAllow, rules.SettingFix, rules.SettingAsk, rules.SettingDeny}
+	destructiveWords = []rules.Setting{rules.SettingAllow, rules.SettingAsk, rules.SettingDeny}
+	rewriteWords     = []rules.Setting{rules.SettingAllow, rules.SettingAsk}
+	decisionWords    = []rules.Setting{rules.SettingAllow, rules.SettingAsk, rules.SettingDeny}
 )
 
 // Parse reads one policy file of the given layer into a policy of its own, as Load would before
@@ -131,7 +131,7 @@ func (c *checker) err() error {
 // setting reads a setting word that must be one of allowed.
 func (c *checker) setting(path string, word *string, allowed []rules.Setting) (rules.Setting, rules.Source) {
 	if word == nil {
-		return rules.Unset, rules.Source{}
+		return rules.SettingUnset, rules.Source{}
 	}
 	s, ok := rules.ParseSetting(*word)
 	if !ok || !slices.Contains(allowed, s) {
@@ -141,7 +141,7 @@ func (c *checker) setting(path string, word *string, allowed []rules.Setting) (r
 		}
 		key := path[strings.LastIndexByte(path, '.')+1:]
 		c.errorf(path, "%s %q is not one of %s", key, *word, strings.Join(names, ", "))
-		return rules.Unset, rules.Source{}
+		return rules.SettingUnset, rules.Source{}
 	}
 	return s, c.src(path)
 }
@@ -247,7 +247,7 @@ func (c *checker) rules(rs []*ruleSchema, layer string) []rules.UserRule {
 		if r.Decision == "" {
 			c.errorf(path+".decision", "rule has no decision: want ask, deny or allow")
 			ok = false
-		} else if decision, _ = c.setting(path+".decision", &r.Decision, decisionWords); decision == rules.Unset {
+		} else if decision, _ = c.setting(path+".decision", &r.Decision, decisionWords); decision == rules.SettingUnset {
 			ok = false
 		}
 		if ok {

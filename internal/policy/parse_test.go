@@ -57,19 +57,19 @@ rules:
 					"az": {
 						Allow:      []rules.AllowList{{Patterns: []string{"c530e80c-1111", "Contoso-Dev"}, Src: src(4)}},
 						Defaults:   []rules.Valued{{Value: "c530e80c-1111", Src: src(5)}},
-						Unbound:    rules.Fix,
+						Unbound:    rules.SettingFix,
 						UnboundSrc: src(6),
 					},
 					"kubectl": {Allow: []rules.AllowList{{Patterns: []string{"kind-dev", "staging-*"}, Src: src(8)}}},
 					"pac":     {Allow: []rules.AllowList{{Patterns: []string{"https://org58340192.crm16.dynamics.com/"}, Src: src(10)}}},
 				},
-				Destructive:    rules.Ask,
+				Destructive:    rules.SettingAsk,
 				DestructiveSrc: src(11),
-				RewriteMode:    rules.Allow,
+				RewriteMode:    rules.SettingAllow,
 				RewriteModeSrc: src(12),
 				Rules: []rules.UserRule{
-					{ID: "user.project.1", Match: "az ad app permission grant", Decision: rules.Deny, Reason: "granting API permissions needs a human", Src: src(14)},
-					{ID: "no-prod-delete", Match: "kubectl delete", Decision: rules.Ask, Src: src(17)},
+					{ID: "user.project.1", Match: "az ad app permission grant", Decision: rules.SettingDeny, Reason: "granting API permissions needs a human", Src: src(14)},
+					{ID: "no-prod-delete", Match: "kubectl delete", Decision: rules.SettingAsk, Src: src(17)},
 				},
 			},
 		},
@@ -99,7 +99,7 @@ rules:
 			want: &rules.Policy{Contexts: map[string]*rules.ContextPolicy{"kubectl": {
 				Allow:      []rules.AllowList{{Patterns: []string{"Staging-*"}, Src: src(3)}},
 				Defaults:   []rules.Valued{{Value: "staging-eu", Src: src(4)}},
-				Unbound:    rules.Deny,
+				Unbound:    rules.SettingDeny,
 				UnboundSrc: src(5),
 			}}},
 		},
@@ -111,7 +111,7 @@ rules:
 		{
 			name: "version 1 written, rewrite ask",
 			yaml: "version: 1\nrewrite: ask\n",
-			want: &rules.Policy{RewriteMode: rules.Ask, RewriteModeSrc: src(2)},
+			want: &rules.Policy{RewriteMode: rules.SettingAsk, RewriteModeSrc: src(2)},
 		},
 	}
 	for _, tt := range tests {
