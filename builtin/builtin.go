@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"embed"
-	"github.com/ctxguard/ctxguard/spec"
 	"io/fs"
 )
 
@@ -16,9 +15,9 @@ var files embed.FS
 // ("builtin:providers/az.yaml").
 func FS() fs.FS { return files }
 
-// Providers returns the providers/ subtree, the shape spec.Load reads:
+// Providers returns the providers/ subtree, the shape internal/catalog.Load reads:
 //
-//	specs, err := spec.Load(builtin.Providers(), "builtin:providers")
+//	specs, err := catalog.Load(builtin.Providers(), "builtin:providers")
 func Providers() fs.FS {
 	sub, err := fs.Sub(files, "providers")
 	if err != nil {
@@ -27,12 +26,6 @@ func Providers() fs.FS {
 	}
 	return sub
 }
-
-// Specs returns the built-in providers, compiled from providers/*.yaml into Go (compiled.go) so
-// that a hook run decodes nothing: decoding them cold, at every start of the process, cost
-// 0.3 ms. A test keeps compiled.go equal to the YAML files; regenerate it with
-// `go test ./builtin -update` after editing them. The specs are shared: do not modify them.
-func Specs() []*spec.Spec { return specs }
 
 //go:embed all:demo
 var demo embed.FS

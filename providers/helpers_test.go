@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/builtin"
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -22,7 +22,7 @@ func provider(tb testing.TB, name string) *spec.Spec {
 	tb.Helper()
 	loadOnce.Do(func() {
 		var specs []*spec.Spec
-		specs, loadErr = providers.Load(builtin.Providers(), "builtin:providers")
+		specs, loadErr = catalog.Load(builtin.Providers(), "builtin:providers")
 		builtins = map[string]*spec.Spec{}
 		for _, s := range specs {
 			builtins[s.Name] = s

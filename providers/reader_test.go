@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/google/go-cmp/cmp"
@@ -570,16 +569,6 @@ func BenchmarkResolve(b *testing.B) {
 			if err != nil || a.Value != want[i] {
 				b.Fatalf("Resolve(%s) = %q, %v", s.Name, a.Value, err)
 			}
-		}
-	}
-}
-
-// BenchmarkLoadBuiltin is the other per-process cost: every hook run parses the built-in specs.
-func BenchmarkLoadBuiltin(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := providers.Load(builtin.Providers(), "builtin:providers"); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

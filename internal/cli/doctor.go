@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/hookfile"
@@ -94,7 +95,7 @@ func runDoctor(c *ctx, args []string) error {
 	}
 	fmt.Fprintf(c.stdout, "%s at %s\nchecking %s\n", version(), self, wd)
 
-	cat, catErr := guard.Catalog(c.env)
+	cat, catErr := catalog.Open(c.env)
 	d.policies(wd, cat)
 	d.providers(wd, cat, catErr)
 	hooks := d.harnesses(wd)
@@ -121,7 +122,7 @@ func count(n int, noun string) string {
 
 // policies lists the policy files per layer, and parses each one found on its own so that the
 // one that fails names itself.
-func (d *doctor) policies(wd string, cat *providers.Catalog) {
+func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 	d.section("policy")
 	var names []string
 	if cat != nil {
@@ -185,7 +186,7 @@ func unjoin(err error) []error {
 }
 
 // providers shows each provider's active context here and the state it came from.
-func (d *doctor) providers(wd string, cat *providers.Catalog, catErr error) {
+func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error) {
 	d.section("providers (the context a command run here would use)")
 	if catErr != nil {
 		d.fail(catErr.Error(), "correct or remove the provider file; until then the hook denies every command")

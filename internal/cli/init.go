@@ -12,6 +12,7 @@ import (
 	"text/template"
 
 	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/spec"
@@ -47,7 +48,7 @@ func runInit(c *ctx, args []string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	cat, err := guard.Catalog(c.env)
+	cat, err := catalog.Open(c.env)
 	if err != nil {
 		return err
 	}

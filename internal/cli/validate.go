@@ -10,10 +10,9 @@ import (
 	"slices"
 
 	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/codec"
-	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
-	"github.com/ctxguard/ctxguard/providers"
 )
 
 func init() {
@@ -82,18 +81,18 @@ func runValidate(c *ctx, args []string) error {
 	}
 
 	// Providers first: a policy may name the providers given with it.
-	cat, err := guard.Catalog(c.env)
+	cat, err := catalog.Open(c.env)
 	var known []string
 	if err == nil {
 		known = cat.Names()
 	}
-	builtins := guard.BuiltinNames()
+	builtins := catalog.New().Names()
 	named := map[string]string{}
 	for _, s := range srcs {
 		if s.kind != "provider" {
 			continue
 		}
-		spec, err := providers.Parse(s.data, s.file)
+		spec, err := catalog.Parse(s.data, s.file)
 		if err != nil {
 			findings[s.index] = sorted(err)
 			continue

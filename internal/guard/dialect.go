@@ -3,7 +3,7 @@ package guard
 import (
 	"sync"
 
-	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
@@ -46,7 +46,7 @@ func rewrite(req rules.Request, edits []rules.Edit) (string, error) {
 // the files, found from the same places policy discovery looks, and the commands that write
 // files named in their arguments.
 func protection(o policy.Options) (rules.Self, []rules.Writer) {
-	return &lazySelf{get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) })}, builtin.Writers()
+	return &lazySelf{get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) })}, catalog.Writers()
 }
 
 // lazySelf finds the protected files only when a line writes a file: most lines do not, and

@@ -1,14 +1,11 @@
 package guard
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
@@ -48,7 +45,7 @@ type Outcome struct {
 // reason names the cause, because a guard that errors out is a guard that lets the call through.
 func Decide(req rules.Request, env paths.Env) Outcome {
 	out := Outcome{Input: req.Command, Command: req.Command, Cwd: req.Cwd}
-	cat, err := catalog(env)
+	cat, err := catalog.Open(env)
 	if err != nil {
 		return out.deny("provider.error", err)
 	}
@@ -74,7 +71,7 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	self, ws := protection(popts)
 	in := rules.Input{
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
-		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.OS, Self: self, Writers: ws, Shell: req.Shell,
+		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.GOOS(), Self: self, Writers: ws, Shell: req.Shell,
 	}
 	mem, note := openMemory(req, env, pol)
 	if note != "" {
@@ -118,34 +115,10 @@ func fixes(calls []rules.CallTrace) string {
 	return fmt.Sprint(out)
 }
 
-// catalog holds the built-in providers and the user's, from the providers folder
-// (paths.Env.ProvidersDir). A user file may add a CLI but not replace a built-in one: two files
-// with one name are an error, never a silent override.
-func catalog(env paths.Env) (*providers.Catalog, error) {
-	cat := providers.NewCatalog()
-	if err := cat.AddSpecs(builtin.Specs()); err != nil {
-		return nil, err
-	}
-	dir := env.ProvidersDir()
-	if dir == "" {
-		return cat, nil
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return cat, nil
-		}
-		return nil, fmt.Errorf("read providers folder %s: %w", dir, err)
-	}
-	if err := cat.Add(os.DirFS(dir), dir); err != nil {
-		return nil, err
-	}
-	return cat, nil
-}
-
-// specsFor parses the providers that the line's calls need: those that guard a command word
-// in it (or switch another's context from it), and those a non-literal command word may name.
-// Most lines need none, and parsing a provider is the most expensive step of a hook run.
-func specsFor(cat *providers.Catalog, calls []rules.Call) []*spec.Spec {
+// specsFor picks the providers that the line's calls need: those that guard a command word in
+// it (or switch another's context from it), and those a non-literal command word may name.
+// Most lines need none, and the engine only looks at what it is given.
+func specsFor(cat *catalog.Catalog, calls []rules.Call) []*spec.Spec {
 	var out []*spec.Spec
 	seen := map[string]bool{}
 	for _, c := range calls {

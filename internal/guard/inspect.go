@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
@@ -10,41 +10,29 @@ import (
 // This file gives `ctxguard doctor`, `init` and `validate` the pieces Decide uses, so that what
 // they report is what a hook run sees.
 
-// Catalog returns the providers a hook run knows: the built-in ones and the user's.
-func Catalog(env paths.Env) (*providers.Catalog, error) { return catalog(env) }
-
 // State is one provider's active context, as a call of its CLI in the directory would see it
 // with no flag and no variable set on the call.
 type State struct {
 	Name   string
-	Spec   *spec.Spec // nil when the spec does not parse (Err says why)
+	Spec   *spec.Spec
 	Active spec.Active
 	Err    error
 }
 
-// States resolves every provider's active context for a call in dir, in catalog order. A spec
-// that does not parse or a state file that cannot be read is reported in its State, not as an
-// error: the others are still worth showing.
-func States(cat *providers.Catalog, dir string, env paths.Env) []State {
+// States resolves every provider's active context for a call in dir, in catalog order. A state
+// file that cannot be read is reported in its State, not as an error: the others are still
+// worth showing.
+func States(cat *catalog.Catalog, dir string, env paths.Env) []State {
 	r := providers.NewReader()
 	var out []State
 	for _, name := range cat.Names() {
 		st := State{Name: name}
 		st.Spec = cat.Spec(name)
 		st.Active, st.Err = r.Resolve(st.Spec, spec.Input{
-			Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.OS,
+			Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.GOOS(),
 			Flag: func([]string) (string, bool) { return "", false },
 		})
 		out = append(out, st)
 	}
 	return out
-}
-
-// BuiltinNames are the names of the providers ctxguard ships.
-func BuiltinNames() []string {
-	cat := providers.NewCatalog()
-	if err := cat.AddSpecs(builtin.Specs()); err != nil {
-		return nil
-	}
-	return cat.Names()
 }

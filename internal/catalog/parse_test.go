@@ -1,12 +1,12 @@
-package providers_test
+package catalog_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/codec"
-	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,7 +24,7 @@ context:
 `
 
 func TestParseDefaults(t *testing.T) {
-	s, err := providers.Parse([]byte(valid+"bind: {flags: [--ctx]}\n"), "p.yaml")
+	s, err := catalog.Parse([]byte(valid+"bind: {flags: [--ctx]}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestParseDefaults(t *testing.T) {
 	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Paths{"${dir}/state.json"}) {
 		t.Errorf("File = %q", got)
 	}
-	s, err = providers.Parse([]byte(strings.Replace(valid, "    - file: ${dir}/state.json\n", "    - file: ['${dir}/a.json', '${dir}/b.json']\n", 1)), "p.yaml")
+	s, err = catalog.Parse([]byte(strings.Replace(valid, "    - file: ${dir}/state.json\n", "    - file: ['${dir}/a.json', '${dir}/b.json']\n", 1)), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ context:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := providers.Parse([]byte(tt.src), "p.yaml")
+			_, err := catalog.Parse([]byte(tt.src), "p.yaml")
 			if err == nil {
 				t.Fatalf("Parse: no error, want %q", tt.want)
 			}

@@ -1,30 +1,57 @@
-package providers
+package catalog
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
 // Catalog holds the provider specs a hook run may need and finds them by command word, so that
-// the engine only looks at the providers a line names. The built-in specs come compiled into
-// the binary (package builtin): parsing their YAML at every start of the process cost more than
-// all the rest of a hook run. User files are few and parsed when added, so that a broken one is
-// reported on every run, not only when its CLI is used.
-//
-// A Catalog is not safe for concurrent use.
+// the engine only looks at the providers a line names. A Catalog is not safe for concurrent
+// use.
 type Catalog struct {
 	specs  []*spec.Spec
 	byName map[string]*spec.Spec
 	byWord map[string][]*spec.Spec
 }
 
-// NewCatalog returns an empty Catalog.
-func NewCatalog() *Catalog {
-	return &Catalog{byName: map[string]*spec.Spec{}, byWord: map[string][]*spec.Spec{}}
+// New returns a Catalog of the built-in providers.
+func New() *Catalog {
+	c := &Catalog{byName: map[string]*spec.Spec{}, byWord: map[string][]*spec.Spec{}}
+	if err := c.AddSpecs(Builtin()); err != nil {
+		// The built-in names are distinct: TestGenerate loads them with Load, which checks.
+		panic(err)
+	}
+	return c
+}
+
+// Open returns the providers a hook run knows: the built-in ones and the user's, the *.yaml
+// files of env's providers folder ([paths.Env.ProvidersDir]). A user file may add a CLI but not
+// replace a built-in one: two files with one name are an error, never a silent override. User
+// files are few and parsed here, so that a broken one is reported on every run, not only when
+// its CLI is used.
+func Open(env paths.Env) (*Catalog, error) {
+	c := New()
+	dir := env.ProvidersDir()
+	if dir == "" {
+		return c, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return c, nil
+		}
+		return nil, fmt.Errorf("read providers folder %s: %w", dir, err)
+	}
+	if err := c.Add(os.DirFS(dir), dir); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Add parses every *.yaml file at the root of fsys, named like [Load] names them. A provider
@@ -38,7 +65,7 @@ func (c *Catalog) Add(fsys fs.FS, source string) error {
 	return c.AddSpecs(specs)
 }
 
-// AddSpecs adds specs that are already parsed (the built-ins, compiled into the binary).
+// AddSpecs adds specs that are already parsed.
 func (c *Catalog) AddSpecs(specs []*spec.Spec) error {
 	for _, s := range specs {
 		if prev, ok := c.byName[s.Name]; ok {
@@ -75,15 +102,9 @@ func (c *Catalog) Names() []string {
 	return out
 }
 
-// Guards reports whether some provider cares about a command word.
-func (c *Catalog) Guards(word string) bool { return len(c.byWord[word]) > 0 }
-
 // For returns the specs a call of the command word needs: those that guard it and those that it
 // switches (switched_by), in the order they were added.
 func (c *Catalog) For(word string) []*spec.Spec { return c.byWord[word] }
 
 // Spec returns the spec with this name; nil when there is none.
 func (c *Catalog) Spec(name string) *spec.Spec { return c.byName[name] }
-
-// All returns every spec (for validation and listings), in the order they were added.
-func (c *Catalog) All() []*spec.Spec { return c.specs }

@@ -1,21 +1,16 @@
-package providers_test
+package catalog_test
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
-	"github.com/ctxguard/ctxguard/builtin"
-	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 )
 
 func TestCatalogBuiltin(t *testing.T) {
-	c := providers.NewCatalog()
-	if err := c.AddSpecs(builtin.Specs()); err != nil {
-		t.Fatal(err)
-	}
+	c := catalog.New()
 	if got, want := c.Names(), []string{"az", "gcloud", "gh", "kubectl", "pac", "terraform"}; !slices.Equal(got, want) {
 		t.Errorf("Names = %v, want %v", got, want)
 	}
@@ -38,20 +33,6 @@ func TestCatalogBuiltin(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("For(%q) = %v, want %v", tt.word, got, tt.want)
 		}
-		if c.Guards(tt.word) != (len(tt.want) > 0) {
-			t.Errorf("Guards(%q) = %v", tt.word, !(len(tt.want) > 0))
-		}
-	}
-	// The compiled specs are the parsed YAML files.
-	all := c.All()
-	loaded, err := providers.Load(builtin.Providers(), "builtin:providers")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range all {
-		if !reflect.DeepEqual(all[i], loaded[i]) {
-			t.Errorf("catalog spec %s differs from Load's", all[i].Name)
-		}
 	}
 	if s := c.Spec("pac"); s == nil || s.Name != "pac" {
 		t.Errorf("Spec(pac) = %v", s)
@@ -62,7 +43,7 @@ func TestCatalogBuiltin(t *testing.T) {
 }
 
 func TestCatalogDuplicate(t *testing.T) {
-	c := providers.NewCatalog()
+	c := catalog.New()
 	if err := c.Add(fstest.MapFS{"a.yaml": {Data: []byte("name: a\ncommands: [x]\ncontext: {read: [{env: X}]}\n")}}, "one"); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +55,7 @@ func TestCatalogDuplicate(t *testing.T) {
 
 // A broken user file is reported when it is added, with its position.
 func TestCatalogError(t *testing.T) {
-	c := providers.NewCatalog()
+	c := catalog.New()
 	err := c.Add(fstest.MapFS{"a.yaml": {Data: []byte("name: a\ncommands: [x]\ncontext: {read: [{env: X}]}\nbind: {flags: [nope]}\n")}}, "dir")
 	if err == nil || !strings.Contains(err.Error(), "dir/a.yaml:4:") {
 		t.Fatalf("Add = %v, want an error at dir/a.yaml:4", err)
@@ -88,11 +69,7 @@ func BenchmarkCatalogBuiltin(b *testing.B) {
 		b.Run(word, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				c := providers.NewCatalog()
-				if err := c.AddSpecs(builtin.Specs()); err != nil {
-					b.Fatal(err)
-				}
-				c.For(word)
+				catalog.New().For(word)
 			}
 		})
 	}

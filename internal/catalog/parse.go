@@ -1,4 +1,4 @@
-package providers
+package catalog
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 
 // Parse decodes a provider spec strictly (an unknown key is an error) and checks it, so that a
 // mistake in a provider file is reported with its file and line when the file is loaded, not
-// discovered as a wrong decision later. source names the file in errors and in [Spec.Source].
+// discovered as a wrong decision later. source names the file in errors and in [spec.Spec.Source].
 // Parse fills in the defaults the schema documents (spec.Spec.SetDefaults).
 func Parse(data []byte, source string) (*spec.Spec, error) {
 	s := new(spec.Spec)
