@@ -597,23 +597,15 @@ func readFile(path string) ([]byte, error) {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
-	data := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, unwrapPath(err)
-		}
-		if len(data) > maxState {
-			return nil, errTooLarge
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
+	// The file may have grown since the Stat: read one byte past the bound to see it.
+	data, err := io.ReadAll(io.LimitReader(f, maxState+1))
+	if err != nil {
+		return nil, unwrapPath(err)
 	}
+	if len(data) > maxState {
+		return nil, errTooLarge
+	}
+	return data, nil
 }
 
 // unwrapPath drops the *fs.PathError around an error: the StateError names the file already.
