@@ -11,30 +11,34 @@ import (
 	"github.com/ctxguard/ctxguard/spec"
 )
 
-// Parse decodes a provider spec strictly (an unknown key is an error) and checks it, so that a
-// mistake in a provider file is reported with its file and line when the file is loaded, not
-// discovered as a wrong decision later. source names the file in errors and in [spec.Spec.Source].
-// Parse fills in the defaults the schema documents (spec.Spec.SetDefaults).
+// Parse decodes a provider spec strictly (an unknown key is an error) and checks it
+// ([spec.Check]), so that a mistake in a provider file is reported with its file and line when
+// the file is loaded, not discovered as a wrong decision later. source names the file in errors
+// and in [spec.Spec.Source]. Parse fills in the defaults the schema documents
+// ([spec.Spec.SetDefaults]).
 func Parse(data []byte, source string) (*spec.Spec, error) {
+	s, _, err := Decode(data, source)
+	return s, err
+}
+
+// Decode is [Parse] that also returns where each item of the file is written, for a caller that
+// reports more problems of its own (`ctxguard validate`: a name that is taken).
+func Decode(data []byte, source string) (*spec.Spec, *codec.Positions, error) {
 	s := new(spec.Spec)
-	if err := codec.DecodeStrict(data, source, s); err != nil {
-		return nil, err
+	pos, err := codec.Decode(data, source, s)
+	if err != nil {
+		return nil, nil, err
 	}
 	if problems := spec.Check(s); len(problems) > 0 {
-		// Positions cost a second parse; only a broken file pays it.
-		pos, err := codec.Locate(data, source)
-		if err != nil {
-			return nil, err
-		}
 		errs := make([]error, len(problems))
 		for i, p := range problems {
 			errs[i] = pos.Errorf(p.Path, "%s", p.Msg)
 		}
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
 	s.Source = source
 	s.SetDefaults()
-	return s, nil
+	return s, pos, nil
 }
 
 // Load parses every *.yaml file at the root of fsys, in name order. Each spec's Source is source

@@ -92,12 +92,11 @@ func runValidate(c *ctx, args []string) error {
 		if s.kind != "provider" {
 			continue
 		}
-		spec, err := catalog.Parse(s.data, s.file)
+		spec, pos, err := catalog.Decode(s.data, s.file)
 		if err != nil {
 			findings[s.index] = sorted(err)
 			continue
 		}
-		pos, _ := codec.Locate(s.data, s.file)
 		switch prev, dup := named[spec.Name]; {
 		case slices.Contains(builtins, spec.Name):
 			findings[s.index] = append(findings[s.index], pos.Errorf("name", "provider %q is built in; a file may add a CLI, not replace one: pick another name", spec.Name).Error())

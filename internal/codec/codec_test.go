@@ -133,9 +133,11 @@ func TestErrorString(t *testing.T) {
 	}
 }
 
-func TestLocate(t *testing.T) {
+// TestPositions checks the positions Decode returns from its one parse.
+func TestPositions(t *testing.T) {
 	src := "version: 1\ncontexts:\n  az:\n    allow: [a, b]\n    unbound: fix\nrules:\n  - match: x y\n    decision: deny\n"
-	p, err := codec.Locate([]byte(src), "policy.yaml")
+	var v any
+	p, err := codec.Decode([]byte(src), "policy.yaml", &v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +170,16 @@ func TestLocate(t *testing.T) {
 	if got, want := p.Errorf("contexts.az.default", "x").Error(), "policy.yaml:3:3: x"; got != want {
 		t.Errorf("Errorf = %q, want %q", got, want)
 	}
-	if _, err := codec.Locate([]byte("a: [\n"), "bad.yaml"); err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:1: ") {
-		t.Errorf("Locate on bad YAML: %v", err)
+	if _, err := codec.Decode([]byte("a: [\n"), "bad.yaml", &v); err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:1: ") {
+		t.Errorf("Decode of bad YAML: %v", err)
+	}
+	// An empty document has no positions; an error points at the file.
+	p, err = codec.Decode([]byte("# nothing\n"), "empty.yaml", &v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Errorf("version", "x").Error(), "empty.yaml: x"; got != want {
+		t.Errorf("Errorf = %q, want %q", got, want)
 	}
 }
 

@@ -11,43 +11,77 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// DecodeStrict decodes one YAML document into v, refusing keys that v has no field for. A
-// misspelt key in a policy that silently does nothing is worse than an error, so every problem
-// (syntax, unknown key, repeated key, wrong type) comes back as a [*Error] naming file, line and,
-// where the decoder allows, column; several problems come back joined ([errors.Join]).
+// Decode decodes one YAML document into v, refusing keys that v has no field for, and returns
+// where each of its items is written, both from one parse of data. A misspelt key in a policy
+// that silently does nothing is worse than an error, so every problem (syntax, unknown key,
+// repeated key, wrong type) comes back as a [*Error] naming file, line and, where the decoder
+// allows, column; several problems come back joined ([errors.Join]). The positions let a caller
+// point at the item of any problem it finds after decoding (an unknown setting, a bad pattern).
 //
 // An empty document (or one with only comments) decodes to nothing and is not an error. A second
 // document in the same file is an error: a policy or provider file holds one.
-func DecodeStrict(data []byte, file string, v any) error {
+func Decode(data []byte, file string, v any) (*Positions, error) {
 	data = trimBOM(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
+	doc := &document{v: v}
+	if err := dec.Decode(doc); err != nil {
 		if err == io.EOF {
-			return nil
+			return &Positions{file: file}, nil
 		}
-		return convert(data, file, err)
+		return nil, convert(doc.root, file, err)
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == io.EOF:
-		return nil
+		return &Positions{file: file, root: doc.root}, nil
 	case err != nil:
-		return convert(data, file, err)
+		return nil, convert(doc.root, file, err)
 	}
-	return &Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document"}
+	return nil, &Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document"}
+}
+
+// DecodeStrict is [Decode] for a caller that needs no positions.
+func DecodeStrict(data []byte, file string, v any) error {
+	_, err := Decode(data, file, v)
+	return err
+}
+
+// document is what Decode hands the decoder: it decodes into v with the decoder's own
+// strictness (the function-style hook passes the decoder on, where yaml.Node.Decode would start
+// a lax one) and keeps the document's node tree, so that positions cost no second parse.
+type document struct {
+	v    any
+	root *yaml.Node
+}
+
+func (d *document) UnmarshalYAML(unmarshal func(any) error) error {
+	var n node
+	_ = unmarshal(&n) // cannot fail: it only takes the node
+	d.root = n.Node
+	return unmarshal(d.v)
+}
+
+// node takes the node it is decoded from, as it is.
+type node struct{ *yaml.Node }
+
+func (n *node) UnmarshalYAML(v *yaml.Node) error {
+	n.Node = v
+	return nil
 }
 
 // convert turns a yaml.v3 error into *Error values. yaml.v3 reports type errors as strings that
-// start with "line N: "; the column is recovered by finding the node on that line.
-func convert(data []byte, file string, err error) error {
+// start with "line N: "; the column is recovered by finding the node on that line in root (the
+// document's node tree, nil when it did not parse).
+func convert(root *yaml.Node, file string, err error) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		line, msg := splitLine(strings.TrimPrefix(err.Error(), "yaml: "))
 		return &Error{File: file, Line: line, Msg: msg}
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root) // it decoded once already; a failure only loses columns
+	if root == nil {
+		root = &yaml.Node{}
+	}
 	errs := make([]error, 0, len(te.Errors))
 	for _, s := range te.Errors {
 		line, msg := splitLine(s)
@@ -56,17 +90,17 @@ func convert(data []byte, file string, err error) error {
 		case strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found in type "):
 			key := strings.TrimPrefix(msg[:strings.Index(msg, " not found in type ")], "field ")
 			e.Msg = fmt.Sprintf("unknown key %q", key)
-			e.Col = keyColumn(&root, line, key)
+			e.Col = keyColumn(root, line, key)
 		case strings.HasPrefix(msg, "mapping key "):
 			// mapping key "x" already defined at line 3
 			rest := strings.TrimPrefix(msg, "mapping key ")
 			if key, err := strconv.QuotedPrefix(rest); err == nil {
 				k, _ := strconv.Unquote(key)
 				e.Msg = "key " + key + strings.Replace(rest[len(key):], " already defined", " is already defined", 1)
-				e.Col = keyColumn(&root, line, k)
+				e.Col = keyColumn(root, line, k)
 			}
 		case strings.HasPrefix(msg, "cannot unmarshal "):
-			e.Col = valueColumn(&root, line, msg)
+			e.Col = valueColumn(root, line, msg)
 		}
 		errs = append(errs, e)
 	}
@@ -144,23 +178,18 @@ func valueColumn(root *yaml.Node, line int, msg string) int {
 // ambiguous; policy and provider files have none.
 type Positions struct {
 	file string
-	at   map[string]Pos
+	root *yaml.Node     // nil for an empty document
+	at   map[string]Pos // built from root on first use: most provider files never need it
 }
 
-// Locate parses data and records the position of every item. It is a second parse of a file
-// that [DecodeStrict] has already read; callers use it for files that are small (policies) or
-// only when they need a position (after a validation error).
-func Locate(data []byte, file string) (*Positions, error) {
-	data = trimBOM(data)
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, convert(data, file, err)
+func (p *Positions) index() map[string]Pos {
+	if p.at == nil {
+		p.at = make(map[string]Pos)
+		if p.root != nil {
+			p.walk(p.root, "")
+		}
 	}
-	p := &Positions{file: file, at: make(map[string]Pos)}
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		p.walk(root.Content[0], "")
-	}
-	return p, nil
+	return p.at
 }
 
 func (p *Positions) walk(n *yaml.Node, path string) {
@@ -192,7 +221,7 @@ func (p *Positions) At(path string) (Pos, bool) {
 	if p == nil {
 		return Pos{}, false
 	}
-	pos, ok := p.at[path]
+	pos, ok := p.index()[path]
 	return pos, ok
 }
 
@@ -204,8 +233,9 @@ func (p *Positions) Errorf(path, format string, args ...any) *Error {
 		return e
 	}
 	e.File = p.file
+	at := p.index()
 	for {
-		if pos, ok := p.at[path]; ok {
+		if pos, ok := at[path]; ok {
 			e.Line, e.Col = pos.Line, pos.Col
 			return e
 		}

@@ -13,10 +13,10 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// fileSchema is a policy file as written (design.md, "Policy"). Optional scalars are pointers so
-// that a key written with an empty value is told apart from a key not written, and list items are
-// pointers because yaml.v3 silently drops a null item ("-" alone) from a list of non-pointers: an
-// empty allow entry or rule would vanish instead of being reported.
+// fileSchema is a policy file as written (the README's "Policy reference"). Optional scalars are
+// pointers so that a key written with an empty value is told apart from a key not written, and
+// list items are pointers because yaml.v3 silently drops a null item ("-" alone) from a list of
+// non-pointers: an empty allow entry or rule would vanish instead of being reported.
 type fileSchema struct {
 	Version     *int                      `yaml:"version"`
 	Contexts    map[string]*contextSchema `yaml:"contexts"`
@@ -60,10 +60,7 @@ var (
 // several come back joined.
 func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, error) {
 	var s fileSchema
-	if err := codec.DecodeStrict(data, file, &s); err != nil {
-		return nil, err
-	}
-	pos, err := codec.Locate(data, file)
+	pos, err := codec.Decode(data, file, &s)
 	if err != nil {
 		return nil, err
 	}

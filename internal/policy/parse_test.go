@@ -236,3 +236,16 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParse is the cost of a project policy on every hook run: six providers, each with an
+// allow list, and a rule.
+func BenchmarkParse(b *testing.B) {
+	src := []byte("version: 1\ncontexts:\n  az:\n    allow: [11111111-1111-4111-8111-111111111111]\n    unbound: fix\n  kubectl:\n    allow: [dev]\n  gcloud:\n    allow: [contoso-dev-123456]\n  terraform:\n    allow: [staging]\n  gh:\n    allow: [bob-example, alice-corp]\n  pac:\n    allow: [\"https://contoso.crm4.dynamics.com/\"]\ndestructive: ask\nrules:\n  - match: az ad app permission grant\n    decision: deny\n    reason: ask the platform team\n")
+	names := []string{"az", "kubectl", "gcloud", "terraform", "gh", "pac"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(src, ".ctxguard.yaml", Project, names); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
