@@ -91,7 +91,7 @@ func (c *ctx) hook(args []string) int {
 		return hookAnswered
 	}
 	o := c.decide(req.Request, deadline, budget)
-	if err := guard.Remember(req.Request, c.env, o); err != nil {
+	if err := o.Remember(); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context
 		// another session selects: the race ctxguard is there to close. So the switch does not
 		// run unremembered.
@@ -111,8 +111,8 @@ func (c *ctx) decide(req rules.Request, deadline time.Time, budget time.Duration
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- guard.Outcome{Verdict: rules.VerdictDeny, Rule: "hook.internal-error",
-					Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}
+				done <- guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: "hook.internal-error",
+					Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}}
 			}
 		}()
 		done <- guard.Decide(req, c.env)
@@ -121,8 +121,8 @@ func (c *ctx) decide(req rules.Request, deadline time.Time, budget time.Duration
 	case o = <-done:
 		return o
 	case <-time.After(time.Until(deadline)):
-		return guard.Outcome{Verdict: rules.VerdictDeny, Rule: "hook.too-expensive",
-			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}
+		return guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: "hook.too-expensive",
+			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}}
 	}
 }
 

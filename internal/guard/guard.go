@@ -13,11 +13,13 @@ import (
 	"github.com/ctxguard/ctxguard/spec"
 )
 
-// Outcome is a decision and everything that explains it.
+// Outcome is a decision and everything that explains it: the engine's result, and what the
+// guard adds around it (the policy files, the rewritten line, the session).
 type Outcome struct {
-	Verdict rules.Verdict
-	Rule    string
-	Reason  string
+	// Result is the engine's. Verdict, Rule and Reason are the guard's own when something broke
+	// before the engine ran (a policy that does not load) or after (a rewrite that does not
+	// verify).
+	rules.Result
 	// Command is the line as it should run: rewritten when Verdict is rewrite, or when an ask
 	// carries bindings; otherwise the input.
 	Command   string
@@ -26,19 +28,16 @@ type Outcome struct {
 	Cwd       string
 	Policies  []rules.PolicyFile
 	Providers []string
-	Calls     []rules.CallTrace
-	// Switches are the line's switches that the decision lets through.
-	Switches []rules.Switched
-	// RewriteMode is the policy's rewrite setting (Unset: the harness decides).
+	// RewriteMode is the policy's rewrite setting (SettingUnset: the harness decides).
 	RewriteMode rules.Setting
 	// Session names the session whose memory was read ("" for none).
 	Session string
-	// Remember is set when the session's memory is on: a hook that lets the line run records
-	// its Switches (see [Remember]).
-	Remember bool
 	// Notes are things that did not change the decision but that a reader of it should know
 	// (session memory that could not be read and was ignored).
 	Notes []string
+	// mem is the session's memory when it is on, opened once for the decision: [Outcome.Remember]
+	// records the line's switches in it.
+	mem *memory
 }
 
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
@@ -79,10 +78,10 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	}
 	if mem != nil {
 		in.Remembered = mem.recall
-		out.Session, out.Remember = mem.name, true
+		out.Session, out.mem = mem.name, mem
 	}
 	res := rules.Evaluate(in)
-	out.Verdict, out.Rule, out.Reason, out.Calls, out.Switches = res.Verdict, res.Rule, res.Reason, res.Calls, res.Switches
+	out.Result = res
 	if mem != nil {
 		out.Notes = append(out.Notes, mem.notes...)
 	}

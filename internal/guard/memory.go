@@ -35,7 +35,7 @@ func openMemory(req rules.Request, env paths.Env, pol *rules.Policy) (*memory, s
 	if dir == "" {
 		return nil, "session memory is off: there is no state folder (no home directory and no absolute XDG_STATE_HOME), so calls are bound to the active context, not to this session's last switch"
 	}
-	m := &memory{store: store(env), keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
+	m := &memory{store: &session.Store{Dir: session.Dir(dir)}, keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
 	if req.Agent != "" {
 		m.name += " (agent " + req.Agent + ")"
 	}
@@ -62,17 +62,17 @@ func (m *memory) recall(provider, scope string) (rules.Switched, bool) {
 	return rules.Switched{}, false
 }
 
-// Remember records the switches that a decision lets through for the request's session (the
-// subagent's own memory, for a subagent). The hook calls it once it has decided to let the line
-// run (allow or rewrite), before it answers: the harness runs the line after the answer, and
-// the session's next command may come right after that. A switch the user then declines stays
-// remembered; it was allowed, so the worst it does is bind a later command to an allowed context
-// the session asked for. explain never calls it.
-func Remember(req rules.Request, env paths.Env, o Outcome) error {
-	if !o.Remember || o.Verdict > rules.VerdictRewrite || len(o.Switches) == 0 {
+// Remember records the switches that the decision lets through for the request's session (the
+// subagent's own memory, for a subagent), in the memory Decide opened. The hook calls it once it
+// has decided to let the line run (allow or rewrite), before it answers: the harness runs the
+// line after the answer, and the session's next command may come right after that. A switch the
+// user then declines stays remembered; it was allowed, so the worst it does is bind a later
+// command to an allowed context the session asked for. explain never calls it.
+func (o *Outcome) Remember() error {
+	if o.mem == nil || o.Verdict > rules.VerdictRewrite || len(o.Switches) == 0 {
 		return nil
 	}
-	return store(env).Remember(sessionKeys(req)[0], o.Switches)
+	return o.mem.store.Remember(o.mem.keys[0], o.Switches)
 }
 
 func sessionKeys(req rules.Request) []string {
@@ -80,9 +80,4 @@ func sessionKeys(req rules.Request) []string {
 		return []string{req.Session}
 	}
 	return []string{req.Session + "\x00" + req.Agent, req.Session}
-}
-
-// store is the memory in the state folder (paths.Env.StateDir).
-func store(env paths.Env) *session.Store {
-	return &session.Store{Dir: session.Dir(env.StateDir())}
 }

@@ -34,7 +34,11 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			req := rules.Request{Session: "session " + tt.name}
-			if err := Remember(req, env, Outcome{Verdict: tt.verdict, Remember: tt.remember, Switches: sw}); err != nil {
+			o := Outcome{Result: rules.Result{Verdict: tt.verdict, Switches: sw}}
+			if tt.remember {
+				o.mem, _ = openMemory(req, env, &rules.Policy{})
+			}
+			if err := o.Remember(); err != nil {
 				t.Fatal(err)
 			}
 			m, _ := openMemory(req, env, &rules.Policy{})
@@ -47,8 +51,14 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 	parent := rules.Request{Session: "p"}
 	child := rules.Request{Session: "p", Agent: "a1"}
 	sibling := rules.Request{Session: "p", Agent: "a2"}
-	must(t, Remember(parent, env, Outcome{Remember: true, Switches: sw}))
-	must(t, Remember(child, env, Outcome{Remember: true, Switches: []rules.Switched{{Provider: "az", Value: "C", Scope: "s"}}}))
+	remember := func(req rules.Request, sw []rules.Switched) {
+		t.Helper()
+		m, _ := openMemory(req, env, &rules.Policy{})
+		o := Outcome{Result: rules.Result{Switches: sw}, mem: m}
+		must(t, o.Remember())
+	}
+	remember(parent, sw)
+	remember(child, []rules.Switched{{Provider: "az", Value: "C", Scope: "s"}})
 	for _, tt := range []struct {
 		req  rules.Request
 		want string
