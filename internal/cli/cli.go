@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/spf13/pflag"
 )
@@ -23,20 +24,84 @@ type command struct {
 	name    string
 	summary string
 	usage   string // the synopsis and examples shown by --help
-	run     func(c *ctx, args []string) error
+	run     func(c *runner, args []string) error
+	// exit runs, instead of run, a command that picks its own exit codes: the hook, which may
+	// only exit 0 or 2 (see hook.go).
+	exit func(c *runner, args []string) int
 }
 
-// ctx is what a subcommand gets: its streams and the environment it runs in.
-type ctx struct {
+// commands are the subcommands, in the order help lists them: what the harness runs, then what
+// a person runs to set ctxguard up, to check it and to see it work.
+var commands = []*command{
+	{
+		name:    "hook",
+		summary: "read one hook payload on stdin and answer the harness",
+		usage:   builtin.Help("hook"),
+		exit:    (*runner).hook,
+	},
+	{
+		name:    "init",
+		summary: "write a starter .ctxguard.yaml that allows the contexts active right now",
+		usage:   builtin.Help("init"),
+		run:     runInit,
+	},
+	{
+		name:    "install",
+		summary: "wire ctxguard into a harness's hook settings (claude, copilot, gemini, cursor, codex)",
+		usage:   builtin.Help("install"),
+		run:     func(c *runner, args []string) error { return c.wire("install", args) },
+	},
+	{
+		name:    "uninstall",
+		summary: "take ctxguard's hooks out of a harness's settings, and nothing else",
+		usage:   builtin.Help("uninstall"),
+		run:     func(c *runner, args []string) error { return c.wire("uninstall", args) },
+	},
+	{
+		name:    "doctor",
+		summary: "check the policy, the CLIs' contexts and every harness's hook, and run the hook once",
+		usage:   builtin.Help("doctor"),
+		run:     runDoctor,
+	},
+	{
+		name:    "explain",
+		summary: "show the decision the hook would make for a command, and why",
+		usage:   builtin.Help("explain"),
+		run:     runExplain,
+	},
+	{
+		name:    "validate",
+		summary: "check policy and provider files, printing every problem as file:line:col",
+		usage:   builtin.Help("validate"),
+		run:     runValidate,
+	},
+	{
+		name:    "schema",
+		summary: "print the JSON Schema of policy or provider files, for editors",
+		usage:   builtin.Help("schema"),
+		run:     runSchema,
+	},
+	{
+		name:    "demo",
+		summary: "show ctxguard at work on an embedded example",
+		usage:   builtin.Help("demo"),
+		run:     runDemo,
+	},
+	{
+		name:    "version",
+		summary: "print the version ctxguard was built from",
+		usage:   builtin.Help("version"),
+		run:     runVersion,
+	},
+}
+
+// runner is what a subcommand gets: its streams and the environment it runs in.
+type runner struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	env            paths.Env
 	getwd          func() (string, error)
 }
-
-var commands []*command
-
-func register(c *command) { commands = append(commands, c) }
 
 // usageError is a mistake in the command line: usage is printed and the exit code is 2.
 type usageError struct{ msg string }
@@ -53,11 +118,11 @@ func (e exitError) Error() string { return e.msg }
 
 // Main runs ctxguard with args (without the program name) and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &ctx{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd}
+	c := &runner{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd}
 	return c.main(args)
 }
 
-func (c *ctx) main(args []string) int {
+func (c *runner) main(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		c.help()
 		if len(args) == 0 {
@@ -65,13 +130,12 @@ func (c *ctx) main(args []string) int {
 		}
 		return exitOK
 	}
-	if args[0] == "hook" {
-		// The hook picks its own codes: it may only exit 0 or 2.
-		return c.hook(args[1:])
-	}
 	for _, cmd := range commands {
 		if cmd.name != args[0] {
 			continue
+		}
+		if cmd.exit != nil {
+			return cmd.exit(c, args[1:])
 		}
 		err := cmd.run(c, args[1:])
 		var ue usageError
@@ -100,10 +164,9 @@ func (c *ctx) main(args []string) int {
 	return exitUsage
 }
 
-func (c *ctx) help() {
+func (c *runner) help() {
 	var b strings.Builder
 	b.WriteString("ctxguard checks AI agents' shell commands against the CLI contexts a repository allows.\n\nUsage:\n  ctxguard <command> [flags]\n\nCommands:\n")
-	fmt.Fprintf(&b, "  %-10s %s\n", "hook", "read one hook payload on stdin and answer the harness")
 	for _, cmd := range commands {
 		fmt.Fprintf(&b, "  %-10s %s\n", cmd.name, cmd.summary)
 	}

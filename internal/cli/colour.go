@@ -9,7 +9,7 @@ import (
 // to anything (https://no-color.org), so that a pipe, a file or a CI log gets plain text.
 type colour bool
 
-func (c *ctx) colour() colour {
+func (c *runner) colour() colour {
 	if v, ok := c.env.Lookup("NO_COLOR"); ok && v != "" {
 		return false
 	}

@@ -17,13 +17,13 @@ func TestColour(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		c    *ctx
+		c    *runner
 		want colour
 	}{
-		{"character device", &ctx{stdout: devnull}, true},
-		{"NO_COLOR", &ctx{stdout: devnull}, false},
-		{"NO_COLOR empty is unset", &ctx{stdout: devnull}, true},
-		{"a buffer", &ctx{stdout: new(bytes.Buffer)}, false},
+		{"character device", &runner{stdout: devnull}, true},
+		{"NO_COLOR", &runner{stdout: devnull}, false},
+		{"NO_COLOR empty is unset", &runner{stdout: devnull}, true},
+		{"a buffer", &runner{stdout: new(bytes.Buffer)}, false},
 	}
 	tests[0].c.env.Lookup = env(nil)
 	tests[1].c.env.Lookup = env(map[string]string{"NO_COLOR": "1"})

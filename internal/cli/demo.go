@@ -13,16 +13,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
-func init() {
-	register(&command{
-		name:    "demo",
-		summary: "show ctxguard at work on an embedded example",
-		usage:   builtin.Help("demo"),
-		run:     runDemo,
-	})
-}
-
-func runDemo(c *ctx, args []string) error {
+func runDemo(c *runner, args []string) error {
 	if err := parse(flags("demo"), args); err != nil {
 		return err
 	}
@@ -40,7 +31,7 @@ func runDemo(c *ctx, args []string) error {
 	}
 	home := filepath.Join(dir, "home")
 	vars := map[string]string{"HOME": home, "CTXGUARD_MANAGED_POLICY": filepath.Join(dir, "no-managed-policy.yaml")}
-	demo := &ctx{stderr: c.stderr, env: paths.Env{Home: home, OS: c.env.OS, Lookup: func(k string) (string, bool) {
+	demo := &runner{stderr: c.stderr, env: paths.Env{Home: home, OS: c.env.OS, Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
 	}}}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
@@ -23,15 +22,6 @@ import (
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 )
-
-func init() {
-	register(&command{
-		name:    "doctor",
-		summary: "check the policy, the CLIs' contexts and every harness's hook, and run the hook once",
-		usage:   builtin.Help("doctor"),
-		run:     runDoctor,
-	})
-}
 
 // probeCommand is the harmless command the self-test sends through each installed hook. It
 // calls no CLI that a provider guards, so any answer but silence means the hook is broken (a
@@ -44,7 +34,7 @@ const probeTimeout = 10 * time.Second
 
 // doctor collects findings and prints them as it goes.
 type doctor struct {
-	c                  *ctx
+	c                  *runner
 	p                  colour
 	problems, warnings int
 }
@@ -80,7 +70,7 @@ func (d *doctor) fix(fix string) {
 	}
 }
 
-func runDoctor(c *ctx, args []string) error {
+func runDoctor(c *runner, args []string) error {
 	if err := parse(flags("doctor"), args); err != nil {
 		return err
 	}

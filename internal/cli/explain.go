@@ -4,23 +4,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/rules"
 
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
 )
 
-func init() {
-	register(&command{
-		name:    "explain",
-		summary: "show the decision the hook would make for a command, and why",
-		usage:   builtin.Help("explain"),
-		run:     runExplain,
-	})
-}
-
-func runExplain(c *ctx, args []string) error {
+func runExplain(c *runner, args []string) error {
 	fs := flags("explain")
 	cwd := fs.String("cwd", "", "")
 	asJSON := fs.Bool("json", false, "")

@@ -37,7 +37,7 @@ const defaultBudget = 150 * time.Millisecond
 // budget is defaultBudget, or CTXGUARD_BUDGET (a Go duration) on a machine too slow or too
 // loaded for it, kept well below every harness's own timeout (30 s as installed) so that the
 // hook still answers rather than being timed out, which would let the call through.
-func (c *ctx) budget() time.Duration {
+func (c *runner) budget() time.Duration {
 	if v, ok := c.env.Lookup("CTXGUARD_BUDGET"); ok {
 		if d, err := time.ParseDuration(v); err == nil {
 			return min(max(d, 10*time.Millisecond), 10*time.Second)
@@ -46,7 +46,7 @@ func (c *ctx) budget() time.Duration {
 	return defaultBudget
 }
 
-func (c *ctx) hook(args []string) int {
+func (c *runner) hook(args []string) int {
 	budget := c.budget()
 	deadline := time.Now().Add(budget)
 	// A hook run lives for milliseconds: collecting garbage only costs time. The memory limit
@@ -106,7 +106,7 @@ func (c *ctx) hook(args []string) int {
 }
 
 // decide runs guard.Decide until the deadline, turning a panic or an overrun into a deny.
-func (c *ctx) decide(req rules.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
+func (c *runner) decide(req rules.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
 	done := make(chan guard.Outcome, 1)
 	go func() {
 		defer func() {
@@ -127,7 +127,7 @@ func (c *ctx) decide(req rules.Request, deadline time.Time, budget time.Duration
 }
 
 // answer encodes the answer; if even that fails, it blocks.
-func (c *ctx) answer(h harness.Harness, req *harness.Request, a harness.Answer) int {
+func (c *runner) answer(h harness.Harness, req *harness.Request, a harness.Answer) int {
 	if h == nil {
 		return c.block(errors.New(a.Reason))
 	}
@@ -145,7 +145,7 @@ func (c *ctx) answer(h harness.Harness, req *harness.Request, a harness.Answer) 
 }
 
 // block refuses the call with exit 2, the one code every harness treats as "do not run".
-func (c *ctx) block(err error) int {
+func (c *runner) block(err error) int {
 	fmt.Fprintf(c.stderr, "ctxguard: %v\n", err)
 	return hookBlocked
 }

@@ -30,7 +30,7 @@ func BenchmarkHook(b *testing.B) {
 		})
 		b.Run(line, func(b *testing.B) {
 			for b.Loop() {
-				c := &ctx{stdin: bytes.NewReader(payload), stdout: io.Discard, stderr: os.Stderr, env: env}
+				c := &runner{stdin: bytes.NewReader(payload), stdout: io.Discard, stderr: os.Stderr, env: env}
 				if code := c.hook([]string{"--harness", "claude"}); code != hookAnswered {
 					b.Fatalf("exit %d", code)
 				}

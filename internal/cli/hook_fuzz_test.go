@@ -60,7 +60,7 @@ func FuzzHook(f *testing.F) {
 			data = wrapCommand(name, string(data), repo)
 		}
 		var stdout, stderr bytes.Buffer
-		c := &ctx{stdin: bytes.NewReader(data), stdout: &stdout, stderr: &stderr, env: env, getwd: os.Getwd}
+		c := &runner{stdin: bytes.NewReader(data), stdout: &stdout, stderr: &stderr, env: env, getwd: os.Getwd}
 		args := []string{}
 		if name != "" {
 			args = append(args, "--harness", name)

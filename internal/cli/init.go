@@ -18,22 +18,13 @@ import (
 	"github.com/ctxguard/ctxguard/spec"
 )
 
-func init() {
-	register(&command{
-		name:    "init",
-		summary: "write a starter .ctxguard.yaml that allows the contexts active right now",
-		usage:   builtin.Help("init"),
-		run:     runInit,
-	})
-}
-
 // starterContext is one provider found on this machine, for the template.
 type starterContext struct {
 	Name, About, Display, From, Quoted string
 	Label                              string // the display name, when the value is an id
 }
 
-func runInit(c *ctx, args []string) error {
+func runInit(c *runner, args []string) error {
 	if err := parse(flags("init"), args); err != nil {
 		return err
 	}

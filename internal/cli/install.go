@@ -8,29 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/hookfile"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
-func init() {
-	register(&command{
-		name:    "install",
-		summary: "wire ctxguard into a harness's hook settings (claude, copilot, gemini, cursor, codex)",
-		usage:   builtin.Help("install"),
-		run:     func(c *ctx, args []string) error { return c.wire("install", args) },
-	})
-	register(&command{
-		name:    "uninstall",
-		summary: "take ctxguard's hooks out of a harness's settings, and nothing else",
-		usage:   builtin.Help("uninstall"),
-		run:     func(c *ctx, args []string) error { return c.wire("uninstall", args) },
-	})
-}
-
 // wire runs install or uninstall for each harness named in args.
-func (c *ctx) wire(verb string, args []string) error {
+func (c *runner) wire(verb string, args []string) error {
 	fs := flags(verb)
 	scope := fs.String("scope", "user", "")
 	dryRun := fs.Bool("dry-run", false, "")
@@ -79,7 +63,7 @@ func (c *ctx) wire(verb string, args []string) error {
 }
 
 // hookFile is the file a harness reads ctxguard's hooks from in a scope.
-func (c *ctx) hookFile(s *harness.Setup, scope string) (string, error) {
+func (c *runner) hookFile(s *harness.Setup, scope string) (string, error) {
 	if scope == "user" {
 		if c.env.Home == "" {
 			return "", errors.New("no home directory: set HOME, or use --scope project")
@@ -93,7 +77,7 @@ func (c *ctx) hookFile(s *harness.Setup, scope string) (string, error) {
 	return filepath.Join(projectRoot(wd), filepath.FromSlash(s.ProjectFile)), nil
 }
 
-func (c *ctx) wireOne(verb string, s *harness.Setup, file, self string, o harness.Options, dryRun bool) error {
+func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o harness.Options, dryRun bool) error {
 	old, err := os.ReadFile(file)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -17,7 +17,7 @@ import (
 // path that name resolves to on PATH is used if it is this binary: a package manager's symlink
 // (/opt/homebrew/bin/ctxguard) outlives the versioned file it points to, which os.Executable
 // would give after resolving the link.
-func (c *ctx) self() (string, error) {
+func (c *runner) self() (string, error) {
 	if p, ok := c.env.Lookup("CTXGUARD_SELF"); ok && p != "" {
 		if !filepath.IsAbs(p) {
 			return "", fmt.Errorf("CTXGUARD_SELF=%s is not an absolute path", p)
@@ -100,7 +100,7 @@ func writeFile(path string, data []byte) error {
 }
 
 // home shortens a path under the home directory to ~/…, for messages.
-func (c *ctx) home(path string) string {
+func (c *runner) home(path string) string {
 	h := c.env.Home
 	if h == "" {
 		return path

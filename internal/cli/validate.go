@@ -15,21 +15,6 @@ import (
 	"github.com/ctxguard/ctxguard/internal/policy"
 )
 
-func init() {
-	register(&command{
-		name:    "validate",
-		summary: "check policy and provider files, printing every problem as file:line:col",
-		usage:   builtin.Help("validate"),
-		run:     runValidate,
-	})
-	register(&command{
-		name:    "schema",
-		summary: "print the JSON Schema of policy or provider files, for editors",
-		usage:   builtin.Help("schema"),
-		run:     runSchema,
-	})
-}
-
 // topCommands finds a top-level commands: key, the mark of a provider file.
 var topCommands = regexp.MustCompile(`(?m)^commands[ \t]*:`)
 
@@ -41,7 +26,7 @@ type source struct {
 	data  []byte
 }
 
-func runValidate(c *ctx, args []string) error {
+func runValidate(c *runner, args []string) error {
 	fs := flags("validate")
 	kind := fs.String("kind", "", "")
 	if err := parse(fs, args); err != nil {
@@ -139,7 +124,7 @@ func runValidate(c *ctx, args []string) error {
 
 // defaultFiles are the files a hook run here would read: the policy of each layer and the
 // user's provider files.
-func (c *ctx) defaultFiles() ([]string, error) {
+func (c *runner) defaultFiles() ([]string, error) {
 	wd, err := c.getwd()
 	if err != nil {
 		return nil, err
@@ -183,7 +168,7 @@ func sorted(err error) []string {
 	return out
 }
 
-func runSchema(c *ctx, args []string) error {
+func runSchema(c *runner, args []string) error {
 	fs := flags("schema")
 	if err := parse(fs, args); err != nil {
 		return err

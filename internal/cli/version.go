@@ -2,23 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"github.com/ctxguard/ctxguard/builtin"
 	"runtime/debug"
 )
 
-func init() {
-	register(&command{
-		name:    "version",
-		summary: "print the version ctxguard was built from",
-		usage:   builtin.Help("version"),
-		run: func(c *ctx, args []string) error {
-			if err := parse(flags("version"), args); err != nil {
-				return err
-			}
-			fmt.Fprintln(c.stdout, version())
-			return nil
-		},
-	})
+func runVersion(c *runner, args []string) error {
+	if err := parse(flags("version"), args); err != nil {
+		return err
+	}
+	fmt.Fprintln(c.stdout, version())
+	return nil
 }
 
 func version() string {
