@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkHook is one hook run in process: reading the payload, deciding, answering. The
-// whole-process cost adds the Go runtime's start (go run ./internal/bench).
+// whole-process cost adds the Go runtime's start (go run ./internal/cmd/bench).
 func BenchmarkHook(b *testing.B) {
 	machine, err := filepath.Abs(filepath.Join("..", "guard", "testdata", "machine"))
 	if err != nil {

@@ -2,7 +2,7 @@
 // only reads its stdin) on the same payloads, interleaving the runs so that a noisy machine
 // disturbs all of them alike, and prints medians and their ratio to the floor.
 //
-//	go run ./internal/bench [-runs N]
+//	go run ./internal/cmd/bench [-runs N]
 //
 // The machine is internal/guard's testdata: a policy for all six built-in providers and each
 // one's state, as the real CLIs write it. (hyperfine, from Debian's packages, can time the same
@@ -44,7 +44,7 @@ func main() {
 		return out
 	}
 	hook := build("ctxguard", "./cmd/ctxguard")
-	floor := build("floor", "./internal/bench/floor")
+	floor := build("floor", "./internal/cmd/bench/floor")
 	machine, err := filepath.Abs(filepath.Join("internal", "guard", "testdata", "machine"))
 	if err != nil {
 		log.Fatal(err)

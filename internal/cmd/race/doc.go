@@ -18,8 +18,8 @@
 // tool calls of one session with the pause between them. The program prints wrong/total per CLI,
 // form and mode (unguarded, guarded):
 //
-//	go run ./internal/race                      # az and kubectl, 36 rounds each
-//	go run ./internal/race -cli kubectl -rounds 10
+//	go run ./internal/cmd/race  # az and kubectl, 36 rounds each
+//	go run ./internal/cmd/race -cli kubectl -rounds 10
 //
 // The test in this directory runs a short kubectl version when CTXGUARD_RACE=1, and fails if a
 // guarded command runs in the wrong context.
