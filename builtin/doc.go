@@ -6,7 +6,9 @@
 // live here, as data, rather than in Go code.
 //
 // The data sits beside this package, not under testdata or a parent directory, because go:embed
-// only reaches files at or below the embedding file's directory. Tests in this package check
-// that every built-in file parses strictly and that no built-in CLI name leaks into Go code
-// elsewhere: the engine stays generic, and adding a CLI is adding a YAML file here.
+// only reaches files at or below the embedding file's directory. The package is data only: it
+// imports embed and io/fs and nothing of the module (internal/arch keeps it so). Decoding the
+// data is internal/catalog's, which compiles the YAML into Go ahead of time and whose tests check
+// that every built-in file parses strictly; internal/arch checks that no built-in CLI name leaks
+// into Go code elsewhere: the engine stays generic, and adding a CLI is adding a YAML file here.
 package builtin

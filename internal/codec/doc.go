@@ -4,9 +4,10 @@
 // Keeping every YAML import here means a second YAML library (or a new major version of this
 // one) is one package to change, and every caller gets the same strictness and the same error
 // shape: a [*Error] that prints as file:line:col: message, so a typo in a policy or a provider
-// // file points at the line to fix. [Position] turns a byte offset into that line and column for
-// the files read by offset (JSON settings and state files), so that every file:line:col counts
-// the same way.
+// file points at the line to fix. [Decode] parses a file once for both the strict decode and the
+// positions a caller's own checks point at. [Position] turns a byte offset into that line and
+// column for the files read by offset (JSON settings and state files), so that every
+// file:line:col counts the same way.
 //
 // State files come in four shapes (az writes JSON with a byte-order mark, kubectl and gh write
 // YAML, gcloud writes INI, terraform a bare word). [ToJSON] turns each of them into JSON so that
