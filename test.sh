@@ -1,9 +1,78 @@
 #!/usr/bin/env bash
-# The test command: every unit and end-to-end test, then a short run of each fuzz target.
-set -euo pipefail
+# The test command: go vet, every unit and end-to-end test, then a short run of each fuzz target.
+# It prints each command it runs, one line per package as it finishes (with the output of what
+# failed), one line per reason something was skipped, and a final count. The whole output of go
+# is kept in test.log.
+#
+# The end-to-end scripts that run the real az, gh, kubectl, gcloud and terraform skip themselves,
+# one line per missing CLI, unless CI=true, which requires them (.ci/run sets it).
+set -uo pipefail
 cd "$(dirname "$0")"
-go test -count=1 ./...
-for target in $(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/^func //'); do
-  pkg=$(grep -rlE "^func ${target}\(" --include='*_test.go' . | head -1 | xargs dirname)
-  go test -run='^$' -fuzz="^${target}\$" -fuzztime=3s "$pkg"
+
+log=test.log
+: >"$log"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/tally" ./internal/cmd/tally || exit 1
+
+# The real-client suite (the agent clients themselves, run headless) gets a phase of its own.
+clients=internal/client
+fuzz=$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/^func //' | sort)
+steps=3
+[ -d "$clients" ] && steps=4
+
+case ${CI:-} in
+true | TRUE | True | 1) echo "./test.sh (CI=true: every real CLI the tests use must be installed)" ;;
+*) echo "./test.sh (a real CLI that is not installed is skipped; CI=true requires them)" ;;
+esac
+
+step=0
+phase() {
+  step=$((step + 1))
+  printf '\n[%d/%d] %s\n' "$step" "$steps" "$1"
+}
+show() {
+  printf '$ %s\n' "$*"
+  printf '$ %s\n' "$*" >>"$log"
+}
+
+phase "go vet"
+show go vet ./...
+if go vet ./... >"$work/vet.txt" 2>&1; then
+  vet=ok
+  echo "  ok"
+else
+  vet=fail
+  sed 's/^/      /' "$work/vet.txt"
+fi
+cat "$work/vet.txt" >>"$log"
+
+phase "unit and end-to-end tests"
+if [ -d "$clients" ]; then
+  pkgs=$(go list ./... | grep -v "/$clients\$")
+  show go test -count=1 -json "\$(go list ./... | grep -v /$clients)"
+else
+  pkgs=./...
+  show go test -count=1 -json ./...
+fi
+# shellcheck disable=SC2086 # one word per package
+go test -count=1 -json $pkgs 2>&1 | "$work/tally" -log "$log" -events "$work/tests.json"
+
+if [ -d "$clients" ]; then
+  phase "the real agent clients"
+  show go test -count=1 -json "./$clients/..."
+  go test -count=1 -json "./$clients/..." 2>&1 | "$work/tally" -log "$log" -events "$work/clients.json"
+fi
+
+phase "fuzz, 3 s per target: $(echo $fuzz)"
+n=0
+for target in $fuzz; do
+  n=$((n + 1))
+  pkg=./$(grep -rlE "^func ${target}\(" --include='*_test.go' . | head -1 | xargs dirname | sed 's|^\./||')
+  show go test -run='^$' -fuzz="^${target}\$" -fuzztime=3s "$pkg"
+  go test -json -run='^$' -fuzz="^${target}\$" -fuzztime=3s "$pkg" 2>&1 |
+    "$work/tally" -log "$log" -events "$work/fuzz-$n.json"
 done
+
+printf '\n[summary] the whole output of go is in %s\n' "$log"
+"$work/tally" -summary -check "go vet=$vet" "$work"/*.json

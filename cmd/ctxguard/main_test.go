@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,11 +196,13 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // realCLI is the condition [realcli:NAME]: true when the real CLI NAME is on PATH. A missing one
-// is an error, which fails the script, so that CI cannot pass by not running them; with
-// CTXGUARD_SKIP_REAL_CLIS=1 in the test's own environment it is false instead, and the script
-// skips itself:
+// makes the script skip itself with one line that names the CLI, so that a first run on a
+// machine without it is green and says what it did not run; under CI=true (.ci/run sets it) a
+// missing one is an error that fails the script instead, so that CI cannot pass by not running
+// them. Every script words its skip the same way (TestRealCLIScripts), so that ./test.sh can
+// report one line per missing CLI:
 //
-//	[!realcli:az] skip 'az is not on PATH and CTXGUARD_SKIP_REAL_CLIS=1'
+//	[!realcli:az] skip 'az is not on PATH (CI=true requires it)'
 func realCLI(cond string) (bool, error) {
 	name, ok := strings.CutPrefix(cond, "realcli:")
 	if !ok {
@@ -208,10 +211,10 @@ func realCLI(cond string) (bool, error) {
 	if _, err := exec.LookPath(name); err == nil {
 		return true, nil
 	}
-	if os.Getenv("CTXGUARD_SKIP_REAL_CLIS") == "1" {
-		return false, nil
+	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+		return false, fmt.Errorf("%s is not on PATH, and CI=true requires the real CLIs (.ci/run installs azure-cli and gh from Debian; kubectl, gcloud and terraform come with the image)", name)
 	}
-	return false, fmt.Errorf("%s is not on PATH (.ci/run installs azure-cli and gh from Debian; kubectl, gcloud and terraform come with the image); set CTXGUARD_SKIP_REAL_CLIS=1 to skip the real-CLI scripts", name)
+	return false, nil
 }
 
 // runanswer PAYLOAD runs what the harness would run after the hook's answer, which is the last
@@ -269,18 +272,40 @@ func runanswer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// TestRealCLICondition checks that a missing real CLI fails a script unless the opt-out is set.
+// TestRealCLICondition checks that a missing real CLI skips a script, and fails it under CI=true.
 func TestRealCLICondition(t *testing.T) {
 	const missing = "realcli:ctxguard-no-such-cli"
-	t.Setenv("CTXGUARD_SKIP_REAL_CLIS", "")
-	if ok, err := realCLI(missing); ok || err == nil || !strings.Contains(err.Error(), "CTXGUARD_SKIP_REAL_CLIS=1") {
-		t.Errorf("missing CLI without the opt-out: %v, %v; want an error naming the opt-out", ok, err)
-	}
-	t.Setenv("CTXGUARD_SKIP_REAL_CLIS", "1")
+	t.Setenv("CI", "")
 	if ok, err := realCLI(missing); ok || err != nil {
-		t.Errorf("missing CLI with the opt-out: %v, %v; want false, so that the script skips", ok, err)
+		t.Errorf("missing CLI outside CI: %v, %v; want false, so that the script skips", ok, err)
+	}
+	t.Setenv("CI", "true")
+	if ok, err := realCLI(missing); ok || err == nil || !strings.Contains(err.Error(), "ctxguard-no-such-cli is not on PATH") {
+		t.Errorf("missing CLI with CI=true: %v, %v; want an error naming the CLI", ok, err)
 	}
 	if ok, err := realCLI("realcli:bash"); !ok || err != nil {
 		t.Errorf("bash: %v, %v; want true", ok, err)
+	}
+}
+
+// TestRealCLIScripts checks that every script that runs a real CLI skips with the one wording
+// that ./test.sh folds into a single line per CLI.
+func TestRealCLIScripts(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "script", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := regexp.MustCompile(`\[!?realcli:([a-z0-9-]+)\]`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range cond.FindAllStringSubmatch(string(data), -1) {
+			want := fmt.Sprintf("[!realcli:%s] skip '%s is not on PATH (CI=true requires it)'\n", m[1], m[1])
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s uses realcli:%s but does not skip with %q", filepath.Base(f), m[1], strings.TrimSpace(want))
+			}
+		}
 	}
 }
