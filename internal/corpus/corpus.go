@@ -21,23 +21,32 @@ type Line struct {
 	N    int    `json:"-"`
 }
 
-// Dir finds the corpus from a package directory of this module (internal/<pkg>): ../shared
-// beside the clone, as CI lays it out, or /work/shared on a developer's machine. It is "" when
-// neither holds it.
-func Dir() string {
-	for _, dir := range []string{filepath.Join("..", "..", "..", "shared", "peer-corpus"), "/work/shared/peer-corpus"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(m) > 0 {
-			return dir
+// Dir is testdata/peer-corpus of this module, found from the working directory upwards (a
+// test runs in its package's directory): the corpus is part of the repository, so not finding it
+// is an error, not a reason to skip.
+func Dir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "testdata", "peer-corpus"), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("peer corpus: no go.mod above %s", wd)
 		}
 	}
-	return ""
 }
 
-// Load reads every *.jsonl file of dir.
+// Load reads every *.jsonl file of dir; a dir without one is an error.
 func Load(dir string) ([]Line, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("peer corpus: no *.jsonl file in %s", dir)
 	}
 	var out []Line
 	for _, name := range files {
@@ -70,19 +79,21 @@ func loadFile(name string) ([]Line, error) {
 	return out, sc.Err()
 }
 
-// Commands returns the command of every line, for seeding fuzz targets; none when the corpus is
-// not there or cannot be read (seeds are a bonus, not a requirement).
-func Commands() []string {
-	dir := Dir()
-	if dir == "" {
-		return nil
+// Commands returns the command of every line, for seeding fuzz targets.
+func Commands() ([]string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return nil, err
 	}
-	lines, _ := Load(dir)
+	lines, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
 		if l.Command != "" {
 			out = append(out, l.Command)
 		}
 	}
-	return out
+	return out, nil
 }

@@ -30,7 +30,11 @@ func FuzzBindTwice(f *testing.F) {
 	for _, s := range rewriteSeeds {
 		f.Add(s)
 	}
-	for _, s := range corpus.Commands() {
+	commands, err := corpus.Commands()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range commands {
 		f.Add(s)
 	}
 	env, repo := machine(f)

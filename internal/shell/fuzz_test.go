@@ -16,7 +16,11 @@ func seed(f *testing.F) {
 	for _, tc := range parseCases {
 		f.Add(tc.src)
 	}
-	for _, c := range corpus.Commands() {
+	commands, err := corpus.Commands()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range commands {
 		f.Add(c)
 	}
 }
