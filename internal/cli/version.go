@@ -13,10 +13,19 @@ func runVersion(c *runner, args []string) error {
 	return nil
 }
 
+// stamp is the version of a release build, set by .ci/release at link time
+// (-ldflags "-X github.com/ctxguard/ctxguard/internal/cli.stamp=v1.2.3"). Other builds leave it
+// empty and report what the build information says: the module version for `go install …@v1.2.3`,
+// else the VCS revision.
+var stamp string
+
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "ctxguard (unknown version)"
+	}
+	if stamp != "" {
+		return fmt.Sprintf("ctxguard %s %s", stamp, bi.GoVersion)
 	}
 	v := bi.Main.Version
 	for _, s := range bi.Settings {
