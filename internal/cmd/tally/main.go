@@ -56,9 +56,9 @@ type pkg struct {
 // counts are the leaf tests by outcome, the packages that failed as a whole, and the skipped
 // tests by reason.
 type counts struct {
-	packages, passed, failed, skipped int
-	skips                             map[string][]string // reason → tests
-	reasons                           []string            // in the order first seen
+	packages, fuzzed, passed, failed, skipped int
+	skips                                     map[string][]string // reason → tests
+	reasons                                   []string            // in the order first seen
 }
 
 const modulePrefix = "github.com/ctxguard/ctxguard/"
@@ -142,7 +142,10 @@ func summarize(out io.Writer, files, checks []string) counts {
 		}
 		fmt.Fprintf(out, "  skip  %s — %s\n", r, strings.Join(tests, ", "))
 	}
-	names = append(names, fmt.Sprintf("%d package runs", c.packages))
+	names = append(names, fmt.Sprintf("%d packages", c.packages))
+	if c.fuzzed > 0 {
+		names = append(names, fmt.Sprintf("%d fuzz targets", c.fuzzed))
+	}
 	fmt.Fprintf(out, "%d passed, %d failed, %d skipped (%s)\n", c.passed, c.failed, c.skipped, strings.Join(names, ", "))
 	return c
 }
@@ -219,6 +222,7 @@ func (c *counts) add(o counts) {
 	c.failed += o.failed
 	c.skipped += o.skipped
 	c.packages += o.packages
+	c.fuzzed += o.fuzzed
 	for _, r := range o.reasons {
 		if _, ok := c.skips[r]; !ok {
 			c.reasons = append(c.reasons, r)
@@ -262,7 +266,12 @@ func finish(out io.Writer, name string, p *pkg) counts {
 	if p.action == "skip" && len(p.tests) == 0 {
 		return c // no test files
 	}
-	c.packages = 1
+	// A run of one fuzz target (go test -fuzz) is reported as that, not as another package run.
+	if len(p.order) == 1 && strings.HasPrefix(p.order[0], "Fuzz") {
+		c.fuzzed = 1
+	} else {
+		c.packages = 1
+	}
 	took := fmt.Sprintf("%.1fs", p.elapsed)
 	switch {
 	case p.action == "fail":

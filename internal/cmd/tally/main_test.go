@@ -51,13 +51,27 @@ func TestSummary(t *testing.T) {
 	c := summarize(&out, []string{filepath.Join("testdata", "sample.jsonl")}, []string{"go vet=ok", "lint=fail"})
 	want := `  FAIL  lint
   skip  needs the network — TestSkipped, TestSkippedToo
-6 passed, 3 failed, 2 skipped (go vet, lint, 3 package runs)
+6 passed, 3 failed, 2 skipped (go vet, lint, 3 packages)
 `
 	if d := cmp.Diff(want, out.String()); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
 	if c.failed != 3 {
 		t.Errorf("failed %d, want 3", c.failed)
+	}
+}
+
+// A fuzz run counts as a fuzz target, not a package.
+func TestFuzzRun(t *testing.T) {
+	in := `{"Action":"start","Package":"p"}
+{"Action":"run","Package":"p","Test":"FuzzParse"}
+{"Action":"output","Package":"p","Test":"FuzzParse","Output":"fuzz: elapsed: 3s, execs: 1000\n"}
+{"Action":"pass","Package":"p","Test":"FuzzParse"}
+{"Action":"pass","Package":"p","Elapsed":3.1}
+`
+	c := run(strings.NewReader(in), &bytes.Buffer{}, &bytes.Buffer{})
+	if c.fuzzed != 1 || c.packages != 0 || c.passed != 1 {
+		t.Errorf("counts %+v, want one fuzz target that passed", c)
 	}
 }
 
