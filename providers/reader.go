@@ -2,6 +2,8 @@ package providers
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,7 +59,8 @@ func NewReader() *Reader {
 
 // Resolve returns the context a call of s's CLI runs in, reading the spec's steps in order.
 // A missing state file is not an error (the context falls through to the step's default); a
-// state file that exists but cannot be read or parsed is a [*StateError].
+// state file that exists but cannot be read or parsed is a [*StateError]. An error that wraps
+// [spec.ErrUnknown] comes with the Active's Scope when the last step is the one overridden.
 func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	x, err := r.start(s, &in)
 	if err != nil {
@@ -65,7 +68,10 @@ func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	}
 	st := x.final()
 	a := spec.Active{Vars: x.vars, Lets: x.lets}
-	a.Value, a.From = x.given(st, false)
+	if a.Value, a.From, err = x.given(st, false); err != nil {
+		// The state is still where it is: a session's own switch of it may stand in.
+		return spec.Active{Scope: x.scope()}, err
+	}
 	k := s.Context.Known
 	var docs []doc
 	if a.Value == "" || k != nil || st.Name != "" {
@@ -77,8 +83,8 @@ func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	var from *doc
 	if a.Value == "" {
 		for i := range docs {
-			if v := x.value(st, docs[i].json, key); v != "" {
-				a.Value, a.From, from = v, spec.From{Kind: spec.FromFile}, &docs[i]
+			if v, k := x.value(st, docs[i].json); v != "" {
+				a.Value, a.From, from, key = v, spec.From{Kind: spec.FromFile}, &docs[i], k
 				break
 			}
 			if !st.List {
@@ -259,21 +265,34 @@ func (r *Reader) start(s *spec.Spec, in *spec.Input) (*run, error) {
 	for i := range steps[:len(steps)-1] {
 		st := &steps[i]
 		l := spec.Let{Name: st.Let}
-		l.Value, l.From = x.given(st, true)
-		if l.Value == "" {
+		var err error
+		if l.Value, l.From, err = x.given(st, true); err != nil {
+			return nil, err
+		}
+		if l.Value == "" && st.Take != "" {
+			if l.File, err = x.found(st); err != nil {
+				return nil, err
+			}
+			if l.File != "" {
+				l.Value, l.From = taken(l.File, st.Take), spec.From{Kind: spec.FromFile}
+			}
+		} else if l.Value == "" {
 			docs, err := x.read(st)
 			if err != nil {
 				return nil, err
 			}
 			if len(docs) > 0 {
 				l.File = docs[0].path
-				if v := x.value(st, docs[0].json, substitute(st.Value, x.lookup)); v != "" {
+				if v, _ := x.value(st, docs[0].json); v != "" {
 					l.Value, l.From = v, spec.From{Kind: spec.FromFile}
 				}
 			}
 		}
 		if l.Value == "" {
 			l.Value, l.From = x.fallback(st)
+		}
+		if st.Hash != "" && l.Value != "" {
+			l.Value = hashed(l.Value, st.Hash)
 		}
 		x.vars[st.Let] = l.Value
 		x.lets = append(x.lets, l)
@@ -306,24 +325,92 @@ func (x *run) env(name string) (string, bool) {
 }
 
 // given returns a step's value from the call itself: a flag, an env var or, for a Let step, a
-// value forced by an earlier switch (carried).
-func (x *run) given(st *spec.Step, let bool) (string, spec.From) {
+// value forced by an earlier switch (carried). The error wraps spec.ErrUnknown when an
+// OverriddenBy variable or flag is set, or when two Env variables disagree.
+func (x *run) given(st *spec.Step, let bool) (string, spec.From, error) {
 	if len(st.Flag) > 0 && x.in.Flag != nil {
 		if v, ok := x.in.Flag(st.Flag); ok && v != "" && !slices.Contains(st.Unset, v) {
-			return v, spec.From{Kind: spec.FromFlag, Name: st.Flag[0]}
+			return v, spec.From{Kind: spec.FromFlag, Name: st.Flag[0]}, nil
 		}
 	}
-	if st.Env != "" {
-		if v, ok := x.env(st.Env); ok && !slices.Contains(st.Unset, v) {
-			return v, spec.From{Kind: spec.FromEnv, Name: st.Env}
+	for _, o := range st.OverriddenBy {
+		if x.has(o) {
+			return "", spec.From{}, fmt.Errorf("%s is set, and %s then ignores its own %s: %w", o, x.s.Name, x.s.Noun, spec.ErrUnknown)
 		}
+	}
+	value, from := "", ""
+	for _, name := range st.Env {
+		v, ok := x.env(name)
+		switch {
+		case !ok || slices.Contains(st.Unset, v):
+		case from == "":
+			value, from = v, name
+		case v != value:
+			return "", spec.From{}, fmt.Errorf("%s=%s and %s=%s disagree, and versions of %s differ on which wins: %w", from, value, name, v, x.s.Name, spec.ErrUnknown)
+		}
+	}
+	if from != "" {
+		return value, spec.From{Kind: spec.FromEnv, Name: from}, nil
 	}
 	if let {
 		if v, ok := x.in.Vars[st.Let]; ok && v != "" {
-			return v, spec.From{Kind: spec.FromCarried}
+			return v, spec.From{Kind: spec.FromCarried}, nil
 		}
 	}
-	return "", spec.From{}
+	return "", spec.From{}, nil
+}
+
+// has reports whether the call sets an OverriddenBy entry: a variable (non-empty), or a flag,
+// whose value may be empty or not literal.
+func (x *run) has(o string) bool {
+	switch {
+	case !strings.HasPrefix(o, "-"):
+		_, ok := x.env(o)
+		return ok
+	case x.in.Has != nil:
+		return x.in.Has([]string{o})
+	case x.in.Flag != nil:
+		_, ok := x.in.Flag([]string{o})
+		return ok
+	}
+	return false
+}
+
+// found returns the first of a step's files that exists (with FindUp, in the call's directory
+// or the nearest parent that has one), or "" when none does.
+func (x *run) found(st *spec.Step) (string, error) {
+	paths, err := x.paths(st)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range paths {
+		ok, err := x.r.exists(p)
+		if err != nil || ok {
+			return p, err
+		}
+	}
+	return "", nil
+}
+
+// taken is what a Take step makes of the file it found.
+func taken(path, take string) string {
+	if take == "dir" {
+		return filepath.Dir(path)
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
+// hashed is value's hash in lower-case hex; Parse admits only the names handled here.
+func hashed(value, name string) string {
+	switch name {
+	case "sha1":
+		sum := sha1.Sum([]byte(value))
+		return hex.EncodeToString(sum[:])
+	}
+	panic("providers: unknown hash " + name)
 }
 
 func (x *run) fallback(st *spec.Step) (string, spec.From) {
@@ -337,13 +424,20 @@ func (x *run) fallback(st *spec.Step) (string, spec.From) {
 	return v, spec.From{Kind: spec.FromDefault}
 }
 
-// value reads a step's value from one file's JSON.
-func (x *run) value(st *spec.Step, data []byte, key string) string {
-	v := x.get(data, key)
-	if slices.Contains(st.Unset, v) {
-		return ""
+// value reads a step's value from one file's JSON: Value's path, else the first of Else's that
+// gives one. It returns the path used.
+func (x *run) value(st *spec.Step, data []byte) (string, string) {
+	for i := -1; i < len(st.Else); i++ {
+		path := st.Value
+		if i >= 0 {
+			path = st.Else[i]
+		}
+		key := substitute(path, x.lookup)
+		if v := x.get(data, key); v != "" && !slices.Contains(st.Unset, v) {
+			return v, key
+		}
 	}
-	return v
+	return "", ""
 }
 
 func (x *run) get(data []byte, path string) string {
@@ -409,6 +503,9 @@ func (x *run) paths(st *spec.Step) ([]string, error) {
 		}
 		return err
 	}
+	if st.FindUp {
+		return x.up(ts)
+	}
 	for _, t := range ts {
 		p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.OS == "windows")
 		if !ok {
@@ -428,6 +525,54 @@ func (x *run) paths(st *spec.Step) ([]string, error) {
 				return nil, err
 			}
 		}
+	}
+	return out, nil
+}
+
+// up finds a FindUp step's file: the first directory, from the call's up to the root, in which
+// one of the templates names an existing file gives that file alone. When none does, the
+// templates are given from the call's directory, where the CLI would create them.
+func (x *run) up(ts []string) ([]string, error) {
+	var rel []string
+	for _, t := range ts {
+		if p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.OS == "windows"); ok {
+			rel = append(rel, p)
+		}
+	}
+	if x.in.Dir == "" {
+		for _, p := range rel {
+			if !isAbs(p, x.in.OS) {
+				return nil, fmt.Errorf("state path %s is looked for upward: %w", p, spec.ErrNoDir)
+			}
+		}
+	}
+	for d := x.in.Dir; d != ""; {
+		for _, p := range rel {
+			if isAbs(p, x.in.OS) {
+				continue
+			}
+			cand := filepath.Join(d, p)
+			found, err := x.r.exists(cand)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				return []string{cand}, nil
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	out := make([]string, 0, len(rel))
+	for _, p := range rel {
+		abs, err := x.abs(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, abs)
 	}
 	return out, nil
 }

@@ -50,10 +50,13 @@ type resolveCase struct {
 	vars     map[string]string
 	os       string
 
+	dir     string      // the call's directory under the root; "" is work
 	want    spec.Active // Value, Name, From and File are always compared
 	known   bool        // compare want.Known too
 	lets    bool        // compare want.Vars too
 	wantErr string      // a substring of the error, which must be a *providers.StateError
+	unknown string      // a substring of the error, which must wrap spec.ErrUnknown
+	anyFile bool        // the file's name is computed (pulumi's): do not compare it
 }
 
 func resolveCases() []resolveCase {
@@ -297,7 +300,7 @@ func resolveCases() []resolveCase {
 }
 
 func TestResolve(t *testing.T) {
-	for _, tt := range resolveCases() {
+	for _, tt := range append(resolveCases(), reachCases()...) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			sub := func(s string) string { return strings.ReplaceAll(s, "{root}", root) }
@@ -321,15 +324,25 @@ func TestResolve(t *testing.T) {
 			if osName == "" {
 				osName = "linux"
 			}
+			dir := tt.dir
+			if dir == "" {
+				dir = "work"
+			}
 			in := spec.Input{
 				Env:  env(subMap(tt.env)),
-				Dir:  filepath.Join(root, "work"),
+				Dir:  filepath.Join(root, dir),
 				Home: filepath.Join(root, "home"),
 				OS:   osName,
 				Flag: flags(subMap(tt.flags)),
 				Vars: subMap(tt.vars),
 			}
 			got, err := providers.NewReader().Resolve(provider(t, tt.provider), in)
+			if tt.unknown != "" {
+				if !errors.Is(err, spec.ErrUnknown) || !strings.Contains(err.Error(), tt.unknown) {
+					t.Fatalf("Resolve error = %v, want ErrUnknown saying %q", err, tt.unknown)
+				}
+				return
+			}
 			if tt.wantErr != "" {
 				var se *providers.StateError
 				if err == nil || !strings.Contains(err.Error(), sub(tt.wantErr)) || !errors.As(err, &se) {
@@ -349,6 +362,9 @@ func TestResolve(t *testing.T) {
 				From              spec.From
 				Known             []spec.Known
 				Vars              map[string]string
+			}
+			if tt.anyFile {
+				got.File = want.File
 			}
 			g := view{Value: got.Value, Name: got.Name, From: got.From, File: got.File}
 			w := view{Value: want.Value, Name: want.Name, From: want.From, File: want.File}

@@ -43,7 +43,7 @@ func TestWindowsPaths(t *testing.T) {
 		"LOCALAPPDATA": `C:\Users\al\AppData\Local`,
 	}
 	step := func(file, windows string) *spec.Step {
-		return &spec.Step{File: spec.Paths{file}, Windows: spec.Paths{windows}, Format: "json"}
+		return &spec.Step{File: spec.Strings{file}, Windows: spec.Strings{windows}, Format: "json"}
 	}
 	tests := []struct {
 		name string
@@ -70,7 +70,7 @@ func TestWindowsPaths(t *testing.T) {
 	}
 	// KUBECONFIG is split with ; on Windows.
 	x := &run{in: &spec.Input{OS: "windows"}, vars: map[string]string{"kubeconfig": `C:\k\a;C:\k\b;;C:\k\a`}}
-	got, err := x.paths(&spec.Step{File: spec.Paths{"${kubeconfig}"}, List: true})
+	got, err := x.paths(&spec.Step{File: spec.Strings{"${kubeconfig}"}, List: true})
 	if err != nil || len(got) != 2 || got[0] != `C:\k\a` || got[1] != `C:\k\b` {
 		t.Errorf("windows list paths = %q", got)
 	}

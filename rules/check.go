@@ -152,6 +152,8 @@ func (e *engine) where(p *spec.Spec, eff effective) string {
 		return fmt.Sprintf("this session ran `%s`, which changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
 	case eff.unknown && eff.From != "":
 		return fmt.Sprintf("`%s` earlier in this command changed the %s %s to one ctxguard cannot know", eff.From, p.Name, p.Noun)
+	case eff.unknown && eff.why != "":
+		return fmt.Sprintf("the %s %s cannot be known: %s", p.Name, p.Noun, eff.why)
 	case eff.unknown:
 		return fmt.Sprintf("the %s %s depends on a directory or variable that is not literal", p.Name, p.Noun)
 	case eff.Source == OriginCarried:
@@ -199,7 +201,7 @@ func binding(p *spec.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
 	if p.Bind == nil {
 		return Word{}, ContextTrace{}, false
 	}
-	if w, ok := a.flag(p.Bind.Flags); ok {
+	if w, ok := own(p, a).flag(p.Bind.Flags); ok {
 		return w, ContextTrace{Value: w.Value, Source: OriginFlag, Flag: flagUsed(a, p.Bind.Flags)}, true
 	}
 	for i := len(c.Env) - 1; i >= 0; i-- {

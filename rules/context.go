@@ -26,6 +26,8 @@ type effective struct {
 	// origin is OriginCarried or OriginRemembered when an earlier switch gave the context (or
 	// made it unknown), else "".
 	origin Origin
+	// why says what made the context unknown, when the state's reader said (DOCKER_HOST is set).
+	why string
 }
 
 // input builds the provider runtime's view of a call: its environment (the line's assignments
@@ -47,8 +49,12 @@ func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) sp
 		Home: e.in.Home,
 		OS:   e.in.OS,
 		Flag: func(names []string) (string, bool) {
-			w, ok := a.flag(names)
+			w, ok := own(p, a).flag(names)
 			return w.Value, ok && w.Literal
+		},
+		Has: func(names []string) bool {
+			_, ok := own(p, a).flag(names)
+			return ok
 		},
 		Vars: vars,
 	}
@@ -64,7 +70,7 @@ func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 	d := e.in.Cwd
 	rels := []string{c.Dir}
 	if len(p.DirFlags) > 0 {
-		if w, ok := a.flag(p.DirFlags); ok {
+		if w, ok := own(p, a).flag(p.DirFlags); ok {
 			if !w.Literal {
 				return ""
 			}
@@ -90,15 +96,12 @@ func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 func uncertain(p *spec.Spec, c *Call, a argv) bool {
 	for _, st := range p.Context.Read {
 		for _, as := range c.Env {
-			if as.Value.Literal {
-				continue
-			}
-			if as.Name == st.Env || st.Mentions(as.Name) {
+			if !as.Value.Literal && st.Mentions(as.Name) {
 				return true
 			}
 		}
 		if len(st.Flag) > 0 {
-			if w, ok := a.flag(st.Flag); ok && !w.Literal {
+			if w, ok := own(p, a).flag(st.Flag); ok && !w.Literal {
 				return true
 			}
 		}
@@ -115,6 +118,10 @@ func (e *engine) resolve(p *spec.Spec, c *Call, a argv, vars map[string]string) 
 	act, err := e.state(p, c, a, in)
 	if errors.Is(err, spec.ErrNoDir) {
 		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true}, in
+	}
+	if errors.Is(err, spec.ErrUnknown) {
+		why := strings.TrimSuffix(err.Error(), ": "+spec.ErrUnknown.Error())
+		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true, why: why, scope: act.Scope}, in
 	}
 	if err != nil {
 		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, err: err}, in
@@ -158,8 +165,13 @@ func (e *engine) state(p *spec.Spec, c *Call, a argv, in spec.Input) (spec.Activ
 	}
 	for _, st := range p.Context.Read {
 		if len(st.Flag) > 0 {
-			w, _ := a.flag(st.Flag)
+			w, _ := own(p, a).flag(st.Flag)
 			fmt.Fprintf(&k, "\x00%s", w.Value)
+		}
+		for _, o := range st.OverriddenBy {
+			if _, ok := own(p, a).flag([]string{o}); ok {
+				fmt.Fprintf(&k, "\x00%s", o)
+			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
@@ -189,7 +201,7 @@ func lineEnv(c *Call, name string) (Word, bool) {
 func (e *engine) effective(p *spec.Spec, cp *ContextPolicy, c *Call, a argv) (effective, spec.Input) {
 	act, in := e.resolve(p, c, a, nil)
 	act.Name = nameOf(act.Value, act.Name, act.known, p.Context.CaseInsensitive)
-	if sw, ok := e.carried[p.Name]; ok && (sw.Scope == "" || act.scope == "" || sw.Scope == act.scope) {
+	if sw, ok := e.carried[group(p)]; ok && (sw.Scope == "" || act.scope == "" || sw.Scope == act.scope) {
 		return e.switched(p, c, a, sw, OriginCarried, act, in)
 	}
 	return e.remembered(p, cp, c, a, act, in)

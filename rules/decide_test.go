@@ -22,7 +22,7 @@ var acme = &spec.Spec{
 		{Command: "logout", Unknown: true},
 		{Command: "config activate", Sets: "config"},
 	},
-	SwitchedBy: []string{"other get-creds"},
+	SwitchedBy: []spec.Switch{{Command: "other get-creds", Unknown: true}},
 	Help:       []string{"--help"},
 	Exempt:     []string{"whoami"},
 	Destructive: []spec.Destructive{

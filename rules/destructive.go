@@ -19,7 +19,7 @@ func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []str
 		if _, ok := e.pattern(d.Match).match(a, path); !ok || harmless(a, d.Unless) {
 			continue
 		}
-		id := p.Name + ".destructive." + slug(d.Match)
+		id := DestructiveRule(p.Name, d.Match)
 		t.Matched = append(t.Matched, id)
 		where := ""
 		if t.Context != nil && t.Context.Value != "" {
@@ -83,6 +83,11 @@ func (e *engine) userRulesOnly(c *Call) (trace, bool) {
 	a := argv{words: c.Args}
 	e.userRules(&t, c, a, a.path())
 	return t, len(t.Matched) > 0
+}
+
+// DestructiveRule is the rule id of a provider's destructive entry: "az.destructive.group-delete".
+func DestructiveRule(provider, match string) string {
+	return provider + ".destructive." + slug(match)
 }
 
 // slug turns a pattern into a rule id part: "group delete" -> "group-delete".

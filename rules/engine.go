@@ -147,7 +147,7 @@ func (e *engine) call(c *Call) []trace {
 		}
 		return out
 	}
-	e.externalSwitches(c)
+	out = append(out, e.externalSwitches(c)...)
 	p := e.byName[strings.ToLower(c.Name)]
 	if p == nil {
 		if t, ok := e.userRulesOnly(c); ok {
@@ -158,7 +158,7 @@ func (e *engine) call(c *Call) []trace {
 	a := argv{words: c.Args, valueFlags: p.ValueFlags}
 	path := a.path()
 	t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: values(c), Via: c.Via}}
-	cp := e.in.Policy.Contexts[p.Name]
+	cp := e.policyFor(p)
 	switch {
 	case a.hasAny(p.Help):
 		// Help prints and does nothing else: neither context nor destructive rules apply.
@@ -233,33 +233,52 @@ func notWordChar(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 }
 
-// externalSwitches notes the calls that change another provider's context as a side effect
-// (`az aks get-credentials` moves kubectl's current-context): that provider's later calls in the
-// line cannot trust its state file.
-func (e *engine) externalSwitches(c *Call) {
+// externalSwitches applies the calls that change another provider's context as a side effect
+// (`az aks get-credentials` moves kubectl's current-context, `kubectx prod` selects prod). A
+// target named on the line is checked against that provider's policy like its own switch, and
+// the call gets a trace for it; without one, that provider's later calls in the line cannot
+// trust its state file.
+func (e *engine) externalSwitches(c *Call) []trace {
 	var vf []string
 	if p := e.byName[strings.ToLower(c.Name)]; p != nil {
 		vf = p.ValueFlags
 	}
 	a := argv{words: c.Args, valueFlags: vf}
 	var path []string
+	var out []trace
 	for _, q := range e.in.Providers {
-		for _, pat := range q.SwitchedBy {
-			name, rest, _ := strings.Cut(pat, " ")
+		for _, sw := range q.SwitchedBy {
+			name, rest, _ := strings.Cut(sw.Command, " ")
 			if !strings.EqualFold(name, c.Name) {
 				continue
 			}
 			if path == nil {
 				path = a.path()
 			}
-			if _, ok := e.pattern(rest).match(a, path); ok {
+			n, ok := e.pattern(rest).match(a, path)
+			if !ok || a.hasAny(sw.Unless) {
+				continue
+			}
+			if _, has := a.flag(sw.Flags); len(sw.Flags) > 0 && !has {
+				continue
+			}
+			if sw.Unknown {
 				// The scope is that of q's state as a call of q here would read it: the writer
 				// changes the kubeconfig that the line's environment points kubectl at.
 				st, _ := e.resolve(q, c, argv{valueFlags: q.ValueFlags}, nil)
-				e.carry(Switched{Provider: q.Name, Unknown: true, From: strings.Join(values(c), " "), Scope: st.scope})
+				e.carry(Switched{Provider: group(q), Unknown: true, From: strings.Join(values(c), " "), Scope: st.scope})
+				break
 			}
+			t := trace{CallTrace: CallTrace{Provider: q.Name, Argv: values(c), Via: c.Via, Kind: KindSwitch}}
+			cp := e.policyFor(q)
+			e.doSwitch(&t, q, cp, c, a, sw, n)
+			if cp != nil {
+				out = append(out, t)
+			}
+			break
 		}
 	}
+	return out
 }
 
 // matchSwitch finds the switch entry that applies to the call: its command matches, the call

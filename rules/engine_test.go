@@ -47,7 +47,7 @@ var (
 		Context:    spec.Context{Read: []spec.Step{{Value: "current"}}},
 		Bind:       &spec.Bind{Flags: []string{"--ctx"}, Place: "end"},
 		Switch:     []spec.Switch{{Command: "use", Arg: 1}},
-		SwitchedBy: []string{"sub creds"},
+		SwitchedBy: []spec.Switch{{Command: "sub creds", Unknown: true}},
 	}
 	memSpecs = []*spec.Spec{memSub, memWs, memAcct, memCfg, memKube}
 )

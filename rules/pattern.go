@@ -3,6 +3,8 @@ package rules
 import (
 	"slices"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // argv is a call's arguments read with one provider's knowledge of its flags: which global
@@ -113,6 +115,31 @@ func (a argv) flag(names []string) (val Word, found bool) {
 	return val, true
 }
 
+// own returns the part of a call's arguments in which the provider's own flags count: all of
+// them, or for a CLI whose global flags must precede the subcommand (Spec.GlobalsFirst) the
+// words before the first positional one.
+func own(p *spec.Spec, a argv) argv {
+	if !p.GlobalsFirst {
+		return a
+	}
+	return argv{words: a.words[:a.subcommand()], valueFlags: a.valueFlags}
+}
+
+// subcommand returns the index of the first positional word, skipping flags and the values of
+// declared value flags; len(words) when there is none.
+func (a argv) subcommand() int {
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if !isFlag(w) {
+			return i
+		}
+		if flagName(w.Value) == w.Value && slices.Contains(a.valueFlags, w.Value) {
+			i++
+		}
+	}
+	return len(a.words)
+}
+
 // hasFlag reports whether the flag is present; with a value, whether it has that value
 // (case-insensitive, as CLIs compare verbs such as --method delete).
 func (a argv) hasFlag(name, value string, withValue bool) bool {
@@ -150,8 +177,8 @@ func (a argv) hasAny(names []string) bool {
 	return false
 }
 
-// pattern is a parsed command pattern: path words (with * for one word and ** for one or more)
-// and flags that must be present.
+// pattern is a parsed command pattern: path words (with * for one word, ** for one or more, and
+// a trailing * for a word's start: delete-*) and flags that must be present.
 type pattern struct {
 	text  string
 	words []string
@@ -206,7 +233,7 @@ func consumed(pat, path []string) int {
 		return -1
 	case "*":
 	default:
-		if pat[0] != path[0] {
+		if !wordMatch(pat[0], path[0]) {
 			return -1
 		}
 	}
@@ -214,6 +241,15 @@ func consumed(pat, path []string) int {
 		return 1 + k
 	}
 	return -1
+}
+
+// wordMatch matches one path word: exactly, or by its start when the pattern word ends in *
+// (aws names its verbs delete-bucket, delete-stack …: `** delete-*`).
+func wordMatch(pat, word string) bool {
+	if prefix, ok := strings.CutSuffix(pat, "*"); ok {
+		return strings.HasPrefix(word, prefix)
+	}
+	return pat == word
 }
 
 // matchAny returns the first of the patterns that matches, if any.

@@ -41,10 +41,12 @@ func (e *engine) switched(p *spec.Spec, c *Call, a argv, sw Switched, source Ori
 // or a command that rewrote the kubeconfig as a side effect) stays unknown: the file may hold
 // what that switch wrote or what another session wrote since, and ctxguard cannot tell which.
 func (e *engine) remembered(p *spec.Spec, cp *ContextPolicy, c *Call, a argv, act effective, in spec.Input) (effective, spec.Input) {
-	if e.in.Remembered == nil || act.err != nil || act.unknown {
+	// An unknown context whose state is known (the call's environment overrides it: DOCKER_HOST)
+	// still gives way to the session's own switch of that state.
+	if e.in.Remembered == nil || act.err != nil || act.unknown && (act.why == "" || act.scope == "") {
 		return act, in
 	}
-	sw, ok := e.in.Remembered(p.Name, act.scope)
+	sw, ok := e.in.Remembered(group(p), act.scope)
 	if !ok {
 		return act, in
 	}

@@ -16,13 +16,13 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 	before, _ := e.resolve(p, c, a, nil)
 	w, known := switchTarget(sw, a, n)
 	if sw.Unknown || !known {
-		e.carry(Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope})
+		e.carry(Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope})
 		t.Context = &ContextTrace{Source: OriginUnknown}
 		return
 	}
 	if !w.Literal {
 		t.Context = &ContextTrace{Value: w.Value, Source: OriginUnknown}
-		e.carry(Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope})
+		e.carry(Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope})
 		if cp != nil {
 			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
 				id, self, p.Noun, cp.allowedList(), p.Noun))
@@ -30,7 +30,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		return
 	}
 	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
-	cr.Provider, cr.From, cr.Scope = p.Name, self, before.scope
+	cr.Provider, cr.From, cr.Scope = group(p), self, before.scope
 	ct := ContextTrace{Value: value, Name: name, Source: OriginSwitch, From: self}
 	t.Context = &ct
 	if err != nil {
@@ -40,7 +40,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 	if value == "" {
 		// The target names nothing the state knows (an unknown profile): later calls cannot
 		// trust the file.
-		cr = Switched{Provider: p.Name, Unknown: true, From: self, Scope: before.scope}
+		cr = Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope}
 	}
 	ct.Allowed = true
 	if cp != nil && value != "" {

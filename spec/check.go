@@ -86,20 +86,32 @@ func (c *checker) spec(s *Spec) {
 		}
 	}
 	for i := range s.Switch {
-		c.switchEntry(at("switch", i), &s.Switch[i], &s.Context)
+		path := at("switch", i)
+		if c.pattern(path+".command", s.Switch[i].Command) && strings.HasPrefix(s.Switch[i].Command, "-") {
+			c.add(path+".command", "a switch command starts with a subcommand word")
+		}
+		c.switchEntry(path, &s.Switch[i], &s.Context)
 	}
-	for i, p := range s.SwitchedBy {
+	for i := range s.SwitchedBy {
+		sw := &s.SwitchedBy[i]
 		path := at("switched_by", i)
-		if !c.pattern(path, p) {
+		if sw.Lookup != "" || sw.Sets != "" {
+			c.add(path, "a switched_by entry has no lookup or sets: they read this provider's own state")
+		}
+		c.switchEntry(path, sw, &s.Context)
+		if !c.pattern(path, sw.Command) {
 			continue
 		}
-		w := strings.Fields(p)[0]
+		w := strings.Fields(sw.Command)[0]
 		switch {
 		case strings.HasPrefix(w, "-") || strings.Contains(w, "*"):
-			c.add(path, "%q must start with the command word of the other CLI", p)
+			c.add(path, "%q must start with the command word of the other CLI", sw.Command)
 		case slices.Contains(s.Commands, w):
-			c.add(path, "%q is this provider's own command: list it under switch", p)
+			c.add(path, "%q is this provider's own command: list it under switch", sw.Command)
 		}
+	}
+	if s.Shares != "" && (!isName(s.Shares) || s.Shares == s.Name) {
+		c.add("shares", "shares %q must name another provider", s.Shares)
 	}
 	for i, f := range s.Help {
 		c.flag(at("help", i), f)
@@ -178,17 +190,43 @@ func (c *checker) step(path string, st *Step, final bool) {
 			c.add(path+".let", "let %q is already defined", st.Let)
 		}
 	}
-	if len(st.Flag) == 0 && st.Env == "" && len(st.File) == 0 && st.Default == "" {
+	if len(st.Flag) == 0 && len(st.Env) == 0 && len(st.File) == 0 && st.Default == "" {
 		c.add(path, "a step needs at least one of flag, env, file and default")
 	}
 	for i, f := range st.Flag {
 		c.flag(at(path+".flag", i), f)
 	}
-	if st.Env != "" && !validVar(st.Env) {
-		c.add(path+".env", "%q is not an environment variable name", st.Env)
+	for i, e := range st.Env {
+		if !validVar(e) {
+			c.add(at(path+".env", i), "%q is not an environment variable name", e)
+		}
+	}
+	for i, o := range st.OverriddenBy {
+		if strings.HasPrefix(o, "-") {
+			c.flag(at(path+".overridden_by", i), o)
+		} else if !validVar(o) {
+			c.add(at(path+".overridden_by", i), "%q is neither a flag nor an environment variable name", o)
+		}
+	}
+	switch {
+	case st.Take != "" && st.Take != "path" && st.Take != "dir":
+		c.add(path+".take", "take must be path or dir, not %q", st.Take)
+	case st.Take != "" && st.Let == "":
+		c.add(path+".take", "take needs a let: the context itself is never a path")
+	case st.Take != "" && (st.Value != "" || st.Format != "" || st.List):
+		c.add(path+".take", "take uses the file found, not its content: drop value, format and list")
+	}
+	switch {
+	case st.Hash != "" && st.Hash != "sha1":
+		c.add(path+".hash", "hash must be sha1, not %q", st.Hash)
+	case st.Hash != "" && st.Let == "":
+		c.add(path+".hash", "hash needs a let: it names a file, it is not a context")
+	}
+	if st.FindUp && (len(st.File) == 0 || st.List) {
+		c.add(path+".find_up", "find_up needs file and no list")
 	}
 	for _, key := range []string{"file", "windows", "darwin"} {
-		var ts Paths
+		var ts Strings
 		switch key {
 		case "file":
 			ts = st.File
@@ -209,7 +247,10 @@ func (c *checker) step(path string, st *Step, final bool) {
 			c.notYet(p, t)
 		}
 	}
-	hasFile := len(st.File) > 0
+	hasFile := len(st.File) > 0 && st.Take == ""
+	if st.Take != "" && len(st.File) == 0 {
+		c.add(path+".take", "take needs file")
+	}
 	var names []string
 	for _, f := range Formats() {
 		names = append(names, string(f))
@@ -233,6 +274,12 @@ func (c *checker) step(path string, st *Step, final bool) {
 		c.add(path+".value", "value needs file")
 	}
 	c.gjsonPath(path+".value", st.Value)
+	for i, e := range st.Else {
+		if e == "" || st.Value == "" {
+			c.add(at(path+".else", i), "else needs value, and names a path")
+		}
+		c.gjsonPath(at(path+".else", i), e)
+	}
 	switch {
 	case st.Name != "" && !final:
 		c.add(path+".name", "only the last step has a display name")
@@ -254,10 +301,9 @@ func (c *checker) step(path string, st *Step, final bool) {
 	}
 }
 
+// switchEntry checks a switch entry apart from its command, which switch and switched_by
+// check differently.
 func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
-	if c.pattern(path+".command", sw.Command) && strings.HasPrefix(sw.Command, "-") {
-		c.add(path+".command", "a switch command starts with a subcommand word")
-	}
 	for i, f := range sw.Flags {
 		c.flag(at(path+".flags", i), f)
 	}
@@ -356,8 +402,8 @@ func (c *checker) pattern(path, p string) bool {
 				ok = false
 			}
 		case w == "*" || w == "**":
-		case strings.ContainsAny(w, "*="):
-			c.add(path, "%q in %q: * and ** are whole words, = belongs to a flag", w, p)
+		case strings.Contains(w, "=") || strings.Contains(strings.TrimSuffix(w, "*"), "*"):
+			c.add(path, "%q in %q: * and ** are whole words or end a word (delete-*), = belongs to a flag", w, p)
 			ok = false
 		}
 	}

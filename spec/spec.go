@@ -19,14 +19,24 @@ type Spec struct {
 	// DirFlags are flags that set the CLI's working directory (terraform -chdir=DIR). The engine
 	// takes the call's directory from them before it reads state; relative state paths follow.
 	DirFlags []string `yaml:"dir_flags"`
-	Context  Context  `yaml:"context"`
+	// GlobalsFirst says that the CLI's own flags (bind.flags, the read steps' flags, dir_flags)
+	// count only before the first subcommand word, as docker's global flags do: after it they
+	// are the subcommand's (`docker run -c 512` is --cpu-shares, `docker ps --context x` is an
+	// error), so a binding written there is no binding.
+	GlobalsFirst bool `yaml:"globals_first"`
+	// Shares names another provider whose state this CLI reads (helm and oc read kubectl's
+	// kubeconfig): a switch of either moves both, in the line and in session memory.
+	Shares  string  `yaml:"shares"`
+	Context Context `yaml:"context"`
 	// Bind says how one call is bound to a context; nil when the CLI has no way to do it.
 	Bind *Bind `yaml:"bind"`
 	// Switch lists the subcommands that change the shared context.
 	Switch []Switch `yaml:"switch"`
 	// SwitchedBy lists other CLIs' command lines that change this provider's context as a side
-	// effect ("az aks get-credentials" for kubectl). Their target is unknown.
-	SwitchedBy []string `yaml:"switched_by"`
+	// effect ("az aks get-credentials" for kubectl). Each is a switch entry whose Command starts
+	// with the other CLI's command word; YAML may write one as a plain string, whose target is
+	// unknown. An entry with a target (kubectx NAME) is checked against the policy like a switch.
+	SwitchedBy []Switch `yaml:"switched_by"`
 	// Help lists the flags that make any call print its help and do nothing else (--help): such
 	// a call is allowed whatever it names, destructive or not.
 	Help []string `yaml:"help"`
@@ -56,25 +66,44 @@ type Context struct {
 }
 
 // Step reads one value. The first source that yields a non-empty value wins: Flag, then Env,
-// then File, then Default. A Let value forced by an earlier switch in the same command line
-// (Input.Vars) stands in for what the file says: a flag or an env var on the call still beats
-// it, as they beat the file.
+// then File, then Default; OverriddenBy, when set, stands between Flag and Env. A Let value
+// forced by an earlier switch in the same command line (Input.Vars) stands in for what the file
+// says: a flag or an env var on the call still beats it, as they beat the file.
 type Step struct {
 	Let string `yaml:"let"`
 	// Flag lists flags of the call whose value gives this step's value (--configuration,
 	// --kubeconfig).
 	Flag []string `yaml:"flag"`
-	// Env names an environment variable whose value gives this step's value.
-	Env string `yaml:"env"`
+	// Env names the environment variables whose value gives this step's value, the first set
+	// one winning. When two are set to different values the value is unknown ([ErrUnknown]):
+	// versions of a CLI may differ on which wins (aws-cli 2 takes AWS_PROFILE, aws-cli 1
+	// AWS_DEFAULT_PROFILE).
+	Env Strings `yaml:"env"`
+	// OverriddenBy lists environment variables and flags (those starting with -) that make the
+	// CLI ignore this value when they are set and Flag is not: docker talks to DOCKER_HOST or -H
+	// whatever its context says; aws signs with AWS_ACCESS_KEY_ID whatever AWS_PROFILE says.
+	// The value is then unknown ([ErrUnknown]), so a call must be bound with Flag.
+	OverriddenBy []string `yaml:"overridden_by"`
 	// File holds path templates: ${VAR}, ${VAR:-default} (defaults nest), a leading ~, earlier
 	// Let names (which shadow env vars) and, on Windows, %VAR% are expanded; a relative path is
 	// taken from the call's working directory. A template whose variable is unset or empty (and
 	// has no default) names no file. Windows and Darwin replace File on those systems. Each is a
 	// string or a list: the first file of the list that exists is read (pac's folder moved on
 	// macOS with .NET 8, so both places are probed).
-	File    Paths `yaml:"file"`
-	Windows Paths `yaml:"windows"`
-	Darwin  Paths `yaml:"darwin"`
+	File    Strings `yaml:"file"`
+	Windows Strings `yaml:"windows"`
+	Darwin  Strings `yaml:"darwin"`
+	// FindUp looks for a relative File in the call's directory and then in each parent, as
+	// project files are found (Pulumi.yaml, azure.yaml): the first directory that has one of the
+	// files wins.
+	FindUp bool `yaml:"find_up"`
+	// Take makes a Let step's value the file it found instead of a value in it: "path" (its
+	// absolute path, symbolic links resolved) or "dir" (the directory it is in). Format and
+	// Value are then not used.
+	Take string `yaml:"take"`
+	// Hash replaces a Let step's value by its hash, in lower-case hex: "sha1" (pulumi names a
+	// project's workspace file by the SHA-1 of the project file's path).
+	Hash string `yaml:"hash"`
 	// List makes File a list of paths separated by the OS path-list separator (KUBECONFIG): missing
 	// files are skipped and the first file in which Value is set wins.
 	List bool `yaml:"list"`
@@ -84,7 +113,10 @@ type Step struct {
 	// name. ${name} in a path is replaced by an earlier Let value, escaped for gjson. Value may be
 	// empty for a text file (the whole content).
 	Value string `yaml:"value"`
-	Name  string `yaml:"name"`
+	// Else lists gjson paths tried in order when Value gives nothing: an older key the CLI still
+	// reads (pulumi's "stack" beside its per-backend "stacks").
+	Else []string `yaml:"else"`
+	Name string   `yaml:"name"`
 	// Unset lists values that the CLI writes to mean "no context" (pac's service URL when no
 	// environment is selected); they count as no value.
 	Unset []string `yaml:"unset"`
@@ -93,16 +125,17 @@ type Step struct {
 	Default string `yaml:"default"`
 }
 
-// Paths is a list of path templates that YAML may also write as one string.
-type Paths []string
+// Strings is a list of strings (path templates, variable names) that YAML may also write as
+// one string.
+type Strings []string
 
 // UnmarshalYAML accepts a string or a list of strings. It uses the decoder's function-style
 // hook so that this package needs no YAML import (and no YAML library in its users' imports);
 // strictness and positions come from the caller's decoder.
-func (p *Paths) UnmarshalYAML(unmarshal func(any) error) error {
+func (p *Strings) UnmarshalYAML(unmarshal func(any) error) error {
 	var one string
 	if err := unmarshal(&one); err == nil {
-		*p = Paths{one}
+		*p = Strings{one}
 		return nil
 	}
 	var many []string
@@ -168,6 +201,18 @@ type Switch struct {
 	// Unknown marks a switch whose target cannot be known (az logout, kubectl config unset
 	// current-context): later calls must be bound explicitly.
 	Unknown bool `yaml:"unknown"`
+}
+
+// UnmarshalYAML accepts a mapping, or (in switched_by) a plain string: a command whose target is
+// unknown.
+func (sw *Switch) UnmarshalYAML(unmarshal func(any) error) error {
+	var command string
+	if err := unmarshal(&command); err == nil {
+		*sw = Switch{Command: command, Unknown: true}
+		return nil
+	}
+	type plain Switch // without this method, so that the decoder's strictness applies
+	return unmarshal((*plain)(sw))
 }
 
 // Destructive is one command pattern that needs a human or is refused.

@@ -21,6 +21,9 @@ type Input struct {
 	OS string
 	// Flag returns the value of the first of these flags that the call has.
 	Flag func(names []string) (string, bool)
+	// Has reports whether the call has one of these flags at all, with a literal value or not
+	// (a Step's OverriddenBy flags count by their presence). Nil means Flag answers it.
+	Has func(names []string) bool
 	// Vars holds Let values forced by an earlier switch in the same line (gcloud config
 	// configurations activate dev sets config=dev). They stand in for the state file; a flag or
 	// env var on the call still wins, as it would over the file.
@@ -30,6 +33,11 @@ type Input struct {
 // ErrNoDir is wrapped by the errors of a reader that needed a relative state path while
 // Input.Dir was empty: the context cannot be known statically.
 var ErrNoDir = errors.New("the working directory is not known")
+
+// ErrUnknown is wrapped by the errors of a reader when the call's environment or flags make the
+// context unknowable (a Step's OverriddenBy is set, or two of its Env variables disagree). The
+// error's text says why, for the reason a model reads.
+var ErrUnknown = errors.New("the context cannot be known")
 
 // Active is the context a call runs in and where it came from, for decisions and explanations.
 type Active struct {

@@ -33,6 +33,10 @@ var stateVars = []string{
 	"KUBECONFIG", "AZURE_CONFIG_DIR", "CLOUDSDK_CONFIG", "CLOUDSDK_ACTIVE_CONFIG_NAME", "CLOUDSDK_CORE_PROJECT",
 	"GH_CONFIG_DIR", "GH_HOST", "GH_TOKEN", "GITHUB_TOKEN", "TF_WORKSPACE", "TF_DATA_DIR", "DOCKER_CONFIG",
 	"DOCKER_CONTEXT", "DOCKER_HOST", "AWS_PROFILE", "LOCALAPPDATA", "APPDATA", "TF_CLI_CONFIG_FILE",
+	"AWS_DEFAULT_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_ACCESS_KEY_ID",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "HELM_KUBECONTEXT", "HELM_NAMESPACE",
+	"DIGITALOCEAN_CONTEXT", "DIGITALOCEAN_ACCESS_TOKEN", "DATABRICKS_CONFIG_PROFILE",
+	"DATABRICKS_CONFIG_FILE", "AZURE_ENV_NAME", "PULUMI_HOME", "PULUMI_STACK", "PULUMI_BACKEND_URL",
 }
 
 // quietVars keep the real CLIs (cli_*.txtar) offline and from prompting: no telemetry, update
@@ -49,6 +53,10 @@ var quietVars = map[string]string{
 	"GH_NO_UPDATE_NOTIFIER":                           "1",
 	"GH_PROMPT_DISABLED":                              "1",
 	"NO_COLOR":                                        "1",
+	"AWS_EC2_METADATA_DISABLED":                       "true",
+	"AWS_MAX_ATTEMPTS":                                "1",
+	"AWS_RETRY_MODE":                                  "standard",
+	"AWS_PAGER":                                       "",
 }
 
 func TestScript(t *testing.T) {
@@ -212,7 +220,7 @@ func realCLI(cond string) (bool, error) {
 		return true, nil
 	}
 	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
-		return false, fmt.Errorf("%s is not on PATH, and CI=true requires the real CLIs (.ci/run installs azure-cli and gh from Debian; kubectl, gcloud and terraform come with the image)", name)
+		return false, fmt.Errorf("%s is not on PATH, and CI=true requires the real CLIs (.ci/run installs azure-cli, gh, awscli, docker.io and kubectx from Debian and helm from the Go module proxy; kubectl, gcloud and terraform come with the image)", name)
 	}
 	return false, nil
 }

@@ -86,7 +86,7 @@ func (c *Catalog) AddSpecs(specs []*spec.Spec) error {
 func words(s *spec.Spec) []string {
 	ws := slices.Clone(s.Commands)
 	for _, p := range s.SwitchedBy {
-		if fs := strings.Fields(p); len(fs) > 0 && !slices.Contains(ws, fs[0]) {
+		if fs := strings.Fields(p.Command); len(fs) > 0 && !slices.Contains(ws, fs[0]) {
 			ws = append(ws, fs[0])
 		}
 	}

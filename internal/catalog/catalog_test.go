@@ -11,7 +11,7 @@ import (
 
 func TestCatalogBuiltin(t *testing.T) {
 	c := catalog.New()
-	if got, want := c.Names(), []string{"az", "gcloud", "gh", "kubectl", "pac", "terraform"}; !slices.Equal(got, want) {
+	if got, want := c.Names(), []string{"aws", "az", "azd", "databricks", "docker", "doctl", "firebase", "gcloud", "gh", "helm", "kubectl", "oc", "pac", "pulumi", "terraform"}; !slices.Equal(got, want) {
 		t.Errorf("Names = %v, want %v", got, want)
 	}
 	for _, tt := range []struct {
@@ -24,6 +24,12 @@ func TestCatalogBuiltin(t *testing.T) {
 		{"kubectl", []string{"kubectl"}},
 		{"kind", []string{"kubectl"}},
 		{"terraform", []string{"terraform"}},
+		{"aws", []string{"aws", "kubectl"}}, // aws eks update-kubeconfig
+		{"doctl", []string{"doctl", "kubectl"}},
+		{"kubectx", []string{"kubectl"}},
+		// oc and helm read kubectl's state themselves (shares): oc's switches are its own.
+		{"oc", []string{"oc"}},
+		{"helm", []string{"helm"}},
 	} {
 		specs := c.For(tt.word)
 		var got []string

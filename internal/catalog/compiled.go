@@ -11,6 +11,153 @@ import (
 // in memory instead of parsing YAML on every command.
 var builtinSpecs = []*spec.Spec{
 	{
+		Name:     "aws",
+		About:    "AWS CLI — the named profile (--profile, else AWS_PROFILE, else default)",
+		Commands: []string{"aws"},
+		Noun:     "profile",
+		ValueFlags: []string{
+			"--profile",
+			"--region",
+			"--output",
+			"--query",
+			"--endpoint-url",
+			"--ca-bundle",
+			"--color",
+			"--cli-read-timeout",
+			"--cli-connect-timeout",
+			"--cli-binary-format",
+		},
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Flag: []string{"--profile"},
+					Env: spec.Strings{
+						"AWS_PROFILE",
+						"AWS_DEFAULT_PROFILE",
+					},
+					OverriddenBy: []string{"AWS_ACCESS_KEY_ID"},
+					Default:      "default",
+				},
+			},
+		},
+		Bind: &spec.Bind{
+			Flags:  []string{"--profile"},
+			Place:  "end",
+			Reject: []string{"configure"},
+		},
+		Exempt: []string{
+			"help",
+			"* help",
+			"configure list",
+			"configure list-profiles",
+			"configure get",
+			"--version",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "s3 rb --force",
+				Tier:  "deny",
+				Why:   "deletes the bucket and every object in it",
+			},
+			{
+				Match: "s3 rm --recursive",
+				Tier:  "deny",
+				Why:   "deletes every object under the prefix; without versioning they cannot be restored",
+			},
+			{
+				Match: "cloudformation delete-stack",
+				Tier:  "deny",
+				Why:   "deletes the stack and every resource it created",
+			},
+			{
+				Match: "rds delete-db-instance --skip-final-snapshot",
+				Tier:  "deny",
+				Why:   "deletes the database without a final snapshot; its data is gone",
+			},
+			{
+				Match: "rds delete-db-cluster --skip-final-snapshot",
+				Tier:  "deny",
+				Why:   "deletes the database cluster without a final snapshot; its data is gone",
+			},
+			{
+				Match: "kms schedule-key-deletion",
+				Tier:  "deny",
+				Why:   "schedules the key's deletion; data encrypted with it becomes unreadable",
+			},
+			{
+				Match: "organizations delete-organization",
+				Tier:  "deny",
+				Why:   "deletes the whole AWS organization",
+			},
+			{
+				Match: "organizations remove-account-from-organization",
+				Tier:  "deny",
+				Why:   "removes an account from the organization and its guardrails",
+			},
+			{
+				Match: "** delete-*",
+				Tier:  "ask",
+				Why:   "deletes an AWS resource; ask a human to confirm the profile and the resource",
+			},
+			{
+				Match: "** deregister-*",
+				Tier:  "ask",
+				Why:   "deregisters a resource (an image, a task definition, a target) that others may use",
+			},
+			{
+				Match: "ec2 terminate-instances",
+				Tier:  "ask",
+				Why:   "terminates instances; their instance storage is gone",
+			},
+			{
+				Match: "s3 rm",
+				Tier:  "ask",
+				Why:   "deletes objects from S3; without versioning they cannot be restored",
+			},
+			{
+				Match: "s3 sync --delete",
+				Tier:  "ask",
+				Why:   "deletes objects at the destination that the source does not have",
+			},
+			{
+				Match: "iam attach-*",
+				Tier:  "ask",
+				Why:   "grants a managed policy; a human should approve who gets which access",
+			},
+			{
+				Match: "iam put-user-policy",
+				Tier:  "ask",
+				Why:   "writes an inline policy that grants access",
+			},
+			{
+				Match: "iam put-role-policy",
+				Tier:  "ask",
+				Why:   "writes an inline policy that grants access",
+			},
+			{
+				Match: "iam put-group-policy",
+				Tier:  "ask",
+				Why:   "writes an inline policy that grants access",
+			},
+			{
+				Match: "configure set",
+				Tier:  "ask",
+				Why:   "rewrites a profile's settings for every shell; without --profile it changes the default profile",
+			},
+			{
+				Match: "configure import",
+				Tier:  "ask",
+				Why:   "adds profiles with credentials for every shell",
+			},
+			{
+				Match: "configure sso",
+				Tier:  "ask",
+				Why:   "writes a profile that every shell may use",
+			},
+		},
+		Source: "builtin:providers/aws.yaml",
+	},
+	{
 		Name:     "az",
 		About:    "Azure CLI — the default subscription in azureProfile.json",
 		Commands: []string{"az"},
@@ -31,8 +178,8 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					File:    spec.Paths{"${AZURE_CONFIG_DIR:-~/.azure}/azureProfile.json"},
-					Windows: spec.Paths{"${AZURE_CONFIG_DIR:-%USERPROFILE%\\.azure}\\azureProfile.json"},
+					File:    spec.Strings{"${AZURE_CONFIG_DIR:-~/.azure}/azureProfile.json"},
+					Windows: spec.Strings{"${AZURE_CONFIG_DIR:-%USERPROFILE%\\.azure}\\azureProfile.json"},
 					Format:  "json",
 					Value:   "subscriptions.#(isDefault==true).id",
 					Name:    "subscriptions.#(isDefault==true).name",
@@ -241,6 +388,653 @@ var builtinSpecs = []*spec.Spec{
 		Source: "builtin:providers/az.yaml",
 	},
 	{
+		Name:     "azd",
+		About:    "Azure Developer CLI — the default environment in .azure/config.json",
+		Commands: []string{"azd"},
+		Noun:     "environment",
+		ValueFlags: []string{
+			"-e",
+			"--environment",
+			"-C",
+			"--cwd",
+			"-o",
+			"--output",
+			"--trace-log-file",
+			"--trace-log-url",
+		},
+		DirFlags: []string{
+			"-C",
+			"--cwd",
+		},
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let: "project",
+					File: spec.Strings{
+						"azure.yaml",
+						"azure.yml",
+					},
+					FindUp: true,
+					Take:   "dir",
+				},
+				{
+					Flag: []string{
+						"-e",
+						"--environment",
+					},
+					Env:    spec.Strings{"AZURE_ENV_NAME"},
+					File:   spec.Strings{"${project}/.azure/config.json"},
+					Format: "json",
+					Value:  "defaultEnvironment",
+				},
+			},
+			Exists: []spec.Exists{
+				{
+					Path: "${project}/.azure/${value}",
+				},
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{
+				"--environment",
+				"-e",
+			},
+			Place: "end",
+			Reject: []string{
+				"auth",
+				"config",
+				"version",
+				"init",
+				"env list",
+				"env new",
+				"env select",
+				"template",
+				"completion",
+				"telemetry",
+				"extension",
+				"hooks",
+			},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "env select",
+			},
+			{
+				Command: "env new",
+			},
+			{
+				Command: "init",
+				Unknown: true,
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"env list",
+			"auth",
+			"config",
+			"version",
+			"template",
+			"completion",
+			"help",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "down",
+				Tier:  "deny",
+				Why:   "deletes every Azure resource of the environment",
+			},
+			{
+				Match: "up",
+				Tier:  "ask",
+				Why:   "provisions Azure resources and deploys to them; a human should confirm the environment",
+			},
+			{
+				Match: "provision",
+				Tier:  "ask",
+				Why:   "creates or changes the environment's Azure resources",
+			},
+		},
+		Source: "builtin:providers/azd.yaml",
+	},
+	{
+		Name:     "databricks",
+		About:    "Databricks CLI — the profile of ~/.databrickscfg",
+		Commands: []string{"databricks"},
+		Noun:     "profile",
+		ValueFlags: []string{
+			"-p",
+			"--profile",
+			"-t",
+			"--target",
+			"-o",
+			"--output",
+			"--log-level",
+			"--log-file",
+			"--log-format",
+			"--progress-format",
+			"--var",
+		},
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Flag: []string{
+						"-p",
+						"--profile",
+					},
+					Env:     spec.Strings{"DATABRICKS_CONFIG_PROFILE"},
+					File:    spec.Strings{"${DATABRICKS_CONFIG_FILE:-~/.databrickscfg}"},
+					Format:  "ini",
+					Value:   "__settings__.default_profile",
+					Default: "DEFAULT",
+				},
+			},
+			Known: &spec.KnownList{
+				List: "@keys",
+				ID:   "@this",
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{
+				"--profile",
+				"-p",
+			},
+			Place: "end",
+			Reject: []string{
+				"auth",
+				"configure",
+				"version",
+				"completion",
+			},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "auth switch",
+				Flags: []string{
+					"--profile",
+					"-p",
+				},
+			},
+			{
+				Command: "auth switch",
+				Unknown: true,
+			},
+			{
+				Command: "auth login",
+				Unknown: true,
+			},
+			{
+				Command: "configure",
+				Unknown: true,
+			},
+			{
+				Command: "auth logout",
+				Unknown: true,
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"auth profiles",
+			"auth describe",
+			"auth env",
+			"auth token",
+			"version",
+			"completion",
+			"help",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "bundle destroy",
+				Tier:  "deny",
+				Why:   "deletes every resource the bundle deployed to the target",
+			},
+			{
+				Match: "clusters permanent-delete",
+				Tier:  "deny",
+				Why:   "deletes a cluster for good; it cannot be restored",
+			},
+			{
+				Match: "workspace delete --recursive",
+				Tier:  "deny",
+				Why:   "deletes a workspace folder with everything in it",
+			},
+			{
+				Match: "fs rm -r",
+				Tier:  "deny",
+				Why:   "deletes files recursively from DBFS or a volume",
+			},
+			{
+				Match: "fs rm --recursive",
+				Tier:  "deny",
+				Why:   "deletes files recursively from DBFS or a volume",
+			},
+			{
+				Match: "bundle deploy",
+				Tier:  "ask",
+				Why:   "deploys the bundle, deleting resources that its configuration no longer lists",
+			},
+			{
+				Match: "** delete",
+				Tier:  "ask",
+				Why:   "deletes a Databricks object; ask a human to confirm the profile and the object",
+			},
+		},
+		Source: "builtin:providers/databricks.yaml",
+	},
+	{
+		Name:     "docker",
+		About:    "Docker CLI — the current context in config.json",
+		Commands: []string{"docker"},
+		Noun:     "context",
+		ValueFlags: []string{
+			"--context",
+			"-c",
+			"--host",
+			"-H",
+			"--config",
+			"--log-level",
+			"-l",
+			"--tlscacert",
+			"--tlscert",
+			"--tlskey",
+			"-f",
+			"--file",
+			"-p",
+			"--project-name",
+		},
+		GlobalsFirst: true,
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let:     "config",
+					Flag:    []string{"--config"},
+					Env:     spec.Strings{"DOCKER_CONFIG"},
+					Default: "~/.docker",
+				},
+				{
+					Flag: []string{
+						"--context",
+						"-c",
+					},
+					Env: spec.Strings{"DOCKER_CONTEXT"},
+					OverriddenBy: []string{
+						"-H",
+						"--host",
+						"DOCKER_HOST",
+					},
+					File:    spec.Strings{"${config}/config.json"},
+					Format:  "json",
+					Value:   "currentContext",
+					Default: "default",
+				},
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{
+				"--context",
+				"-c",
+			},
+			Place:  "after-command",
+			Reject: []string{"context"},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "context use",
+			},
+			{
+				Command: "context rm",
+				Unknown: true,
+			},
+			{
+				Command: "context remove",
+				Unknown: true,
+			},
+		},
+		Help: []string{"--help"},
+		Exempt: []string{
+			"context ls",
+			"context list",
+			"context show",
+			"context inspect",
+			"context create",
+			"context export",
+			"version",
+			"--version",
+			"help",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "system prune --volumes",
+				Tier:  "deny",
+				Why:   "removes every unused container, network, image and volume, with the data in the volumes",
+			},
+			{
+				Match: "volume prune",
+				Tier:  "deny",
+				Why:   "removes every unused volume with its data",
+			},
+			{
+				Match: "compose down -v",
+				Tier:  "deny",
+				Why:   "removes the project's volumes with their data",
+			},
+			{
+				Match: "compose down --volumes",
+				Tier:  "deny",
+				Why:   "removes the project's volumes with their data",
+			},
+			{
+				Match: "system prune",
+				Tier:  "ask",
+				Why:   "removes unused containers, networks and images",
+			},
+			{
+				Match: "image prune",
+				Tier:  "ask",
+				Why:   "removes unused images, which must then be pulled or built again",
+			},
+			{
+				Match: "rm -f",
+				Tier:  "ask",
+				Why:   "force-removes containers, running ones included",
+			},
+			{
+				Match: "rm --force",
+				Tier:  "ask",
+				Why:   "force-removes containers, running ones included",
+			},
+			{
+				Match: "volume rm",
+				Tier:  "ask",
+				Why:   "removes volumes with their data",
+			},
+			{
+				Match: "stack rm",
+				Tier:  "ask",
+				Why:   "removes a swarm stack and its services",
+			},
+			{
+				Match: "service rm",
+				Tier:  "ask",
+				Why:   "removes a swarm service",
+			},
+			{
+				Match: "swarm leave --force",
+				Tier:  "ask",
+				Why:   "takes the node out of the swarm, even a manager",
+			},
+			{
+				Match: "context rm",
+				Tier:  "ask",
+				Why:   "removes a context that other shells may be using",
+			},
+			{
+				Match: "context update",
+				Tier:  "ask",
+				Why:   "changes where a context points, for every shell that uses it",
+			},
+		},
+		Source: "builtin:providers/docker.yaml",
+	},
+	{
+		Name:     "doctl",
+		About:    "DigitalOcean CLI — the authentication context in config.yaml",
+		Commands: []string{"doctl"},
+		Noun:     "context",
+		ValueFlags: []string{
+			"--context",
+			"--config",
+			"-c",
+			"--access-token",
+			"-t",
+			"--api-url",
+			"-u",
+			"--output",
+			"-o",
+			"--format",
+		},
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let: "config",
+					Flag: []string{
+						"--config",
+						"-c",
+					},
+				},
+				{
+					Flag:    []string{"--context"},
+					Env:     spec.Strings{"DIGITALOCEAN_CONTEXT"},
+					File:    spec.Strings{"${config:-${XDG_CONFIG_HOME:-~/.config}/doctl/config.yaml}"},
+					Windows: spec.Strings{"${config:-%APPDATA%\\doctl\\config.yaml}"},
+					Darwin:  spec.Strings{"${config:-~/Library/Application Support/doctl/config.yaml}"},
+					Format:  "yaml",
+					Value:   "context",
+					Default: "default",
+				},
+			},
+			Known: &spec.KnownList{
+				List: "auth-contexts|@keys",
+				ID:   "@this",
+			},
+			CaseInsensitive: true,
+		},
+		Bind: &spec.Bind{
+			Flags:  []string{"--context"},
+			Place:  "end",
+			Reject: []string{"auth"},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "auth switch",
+				Flags:   []string{"--context"},
+			},
+			{
+				Command: "auth remove",
+				Unknown: true,
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"auth list",
+			"auth init",
+			"version",
+			"completion",
+			"help",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "** delete --dangerous",
+				Tier:  "deny",
+				Why:   "deletes the cluster together with its load balancers, volumes and snapshots",
+			},
+			{
+				Match: "databases delete",
+				Tier:  "deny",
+				Why:   "deletes a database cluster with its data",
+			},
+			{
+				Match: "projects delete",
+				Tier:  "deny",
+				Why:   "deletes a project; the resources in it are moved to the default project or must be gone already",
+			},
+			{
+				Match: "** delete",
+				Tier:  "ask",
+				Why:   "deletes a DigitalOcean resource; ask a human to confirm the context and the resource",
+			},
+			{
+				Match: "** rm",
+				Tier:  "ask",
+				Why:   "deletes a DigitalOcean resource; ask a human to confirm the context and the resource",
+			},
+			{
+				Match: "compute droplet-action power-off",
+				Tier:  "ask",
+				Why:   "powers a droplet off, which takes it offline",
+			},
+			{
+				Match: "compute droplet-action rebuild",
+				Tier:  "ask",
+				Why:   "rebuilds a droplet from an image, erasing its disk",
+			},
+			{
+				Match: "compute droplet-action restore",
+				Tier:  "ask",
+				Why:   "restores a droplet from a backup, replacing its disk",
+			},
+		},
+		Source: "builtin:providers/doctl.yaml",
+	},
+	{
+		Name:     "firebase",
+		About:    "Firebase CLI — the active project of the project folder",
+		Commands: []string{"firebase"},
+		Noun:     "project",
+		ValueFlags: []string{
+			"-P",
+			"--project",
+			"-c",
+			"--config",
+			"--account",
+			"--token",
+			"--only",
+			"--except",
+			"-m",
+			"--message",
+		},
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let:    "root",
+					File:   spec.Strings{"firebase.json"},
+					FindUp: true,
+					Take:   "dir",
+				},
+				{
+					Let: "alias",
+					Flag: []string{
+						"-P",
+						"--project",
+					},
+					File:    spec.Strings{"${XDG_CONFIG_HOME:-~/.config}/configstore/firebase-tools.json"},
+					Windows: spec.Strings{"${XDG_CONFIG_HOME:-%USERPROFILE%\\.config}\\configstore\\firebase-tools.json"},
+					Format:  "json",
+					Value:   "activeProjects.${root}",
+				},
+				{
+					File:    spec.Strings{"${root}/.firebaserc"},
+					Format:  "json",
+					Value:   "projects.${alias}",
+					Default: "${alias}",
+				},
+			},
+			Known: &spec.KnownList{
+				List: "projects|@entries",
+				ID:   "value",
+				Name: "key",
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{
+				"--project",
+				"-P",
+			},
+			Place: "end",
+			Reject: []string{
+				"login",
+				"logout",
+				"use",
+				"init",
+				"projects:list",
+				"projects:create",
+				"open",
+				"help",
+			},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "use",
+				Unless: []string{
+					"--clear",
+					"--add",
+					"--unalias",
+				},
+			},
+			{
+				Command: "use",
+				Unknown: true,
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"login",
+			"logout",
+			"projects:list",
+			"help",
+			"--version",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "firestore:delete --all-collections",
+				Tier:  "deny",
+				Why:   "deletes every document of every collection in the database",
+			},
+			{
+				Match: "database:remove",
+				Tier:  "ask",
+				Why:   "deletes data at a path of the Realtime Database, and everything below it",
+			},
+			{
+				Match: "database:set",
+				Tier:  "ask",
+				Why:   "overwrites data at a path of the Realtime Database",
+			},
+			{
+				Match: "firestore:delete",
+				Tier:  "ask",
+				Why:   "deletes Firestore documents (with -r, their subcollections too)",
+			},
+			{
+				Match: "functions:delete",
+				Tier:  "ask",
+				Why:   "deletes deployed Cloud Functions; their triggers stop",
+			},
+			{
+				Match: "hosting:disable",
+				Tier:  "ask",
+				Why:   "takes the site offline: it serves nothing until the next deploy",
+			},
+			{
+				Match: "hosting:channel:delete",
+				Tier:  "ask",
+				Why:   "deletes a preview channel and its URL",
+			},
+			{
+				Match: "deploy --force",
+				Tier:  "ask",
+				Why:   "deploys and deletes, without asking, the functions that the source no longer has",
+			},
+			{
+				Match: "auth:import",
+				Tier:  "ask",
+				Why:   "imports user accounts into the project's Authentication, overwriting those with the same id",
+			},
+		},
+		Source: "builtin:providers/firebase.yaml",
+	},
+	{
 		Name:     "gcloud",
 		About:    "Google Cloud CLI — the project of the active configuration",
 		Commands: []string{"gcloud"},
@@ -267,16 +1061,16 @@ var builtinSpecs = []*spec.Spec{
 				{
 					Let:     "config",
 					Flag:    []string{"--configuration"},
-					Env:     "CLOUDSDK_ACTIVE_CONFIG_NAME",
-					File:    spec.Paths{"${CLOUDSDK_CONFIG:-~/.config/gcloud}/active_config"},
-					Windows: spec.Paths{"${CLOUDSDK_CONFIG:-%APPDATA%\\gcloud}\\active_config"},
+					Env:     spec.Strings{"CLOUDSDK_ACTIVE_CONFIG_NAME"},
+					File:    spec.Strings{"${CLOUDSDK_CONFIG:-~/.config/gcloud}/active_config"},
+					Windows: spec.Strings{"${CLOUDSDK_CONFIG:-%APPDATA%\\gcloud}\\active_config"},
 					Format:  "text",
 					Default: "default",
 				},
 				{
-					Env:     "CLOUDSDK_CORE_PROJECT",
-					File:    spec.Paths{"${CLOUDSDK_CONFIG:-~/.config/gcloud}/configurations/config_${config}"},
-					Windows: spec.Paths{"${CLOUDSDK_CONFIG:-%APPDATA%\\gcloud}\\configurations\\config_${config}"},
+					Env:     spec.Strings{"CLOUDSDK_CORE_PROJECT"},
+					File:    spec.Strings{"${CLOUDSDK_CONFIG:-~/.config/gcloud}/configurations/config_${config}"},
+					Windows: spec.Strings{"${CLOUDSDK_CONFIG:-%APPDATA%\\gcloud}\\configurations\\config_${config}"},
 					Format:  "ini",
 					Value:   "core.project",
 				},
@@ -419,12 +1213,12 @@ var builtinSpecs = []*spec.Spec{
 				{
 					Let:     "host",
 					Flag:    []string{"--hostname"},
-					Env:     "GH_HOST",
+					Env:     spec.Strings{"GH_HOST"},
 					Default: "github.com",
 				},
 				{
-					File:    spec.Paths{"${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml"},
-					Windows: spec.Paths{"${GH_CONFIG_DIR:-%APPDATA%\\GitHub CLI}\\hosts.yml"},
+					File:    spec.Strings{"${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml"},
+					Windows: spec.Strings{"${GH_CONFIG_DIR:-%APPDATA%\\GitHub CLI}\\hosts.yml"},
 					Format:  "yaml",
 					Value:   "${host}.user",
 				},
@@ -579,6 +1373,155 @@ var builtinSpecs = []*spec.Spec{
 		Source: "builtin:providers/gh.yaml",
 	},
 	{
+		Name:     "helm",
+		About:    "Helm — the kube context of the kubeconfig (kubectl's)",
+		Commands: []string{"helm"},
+		Noun:     "context",
+		ValueFlags: []string{
+			"--kube-context",
+			"--kubeconfig",
+			"-n",
+			"--namespace",
+			"--kube-apiserver",
+			"--kube-token",
+			"--kube-as-user",
+			"--kube-as-group",
+			"--kube-ca-file",
+			"--kube-tls-server-name",
+			"--burst-limit",
+			"--qps",
+			"--registry-config",
+			"--repository-cache",
+			"--repository-config",
+			"-f",
+			"--values",
+			"--set",
+			"--set-string",
+			"--set-file",
+			"--set-json",
+			"--version",
+			"-o",
+			"--output",
+			"--timeout",
+			"--post-renderer",
+			"--description",
+		},
+		Shares: "kubectl",
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let:     "kubeconfig",
+					Flag:    []string{"--kubeconfig"},
+					Env:     spec.Strings{"KUBECONFIG"},
+					Default: "~/.kube/config",
+				},
+				{
+					Env:    spec.Strings{"HELM_KUBECONTEXT"},
+					File:   spec.Strings{"${kubeconfig}"},
+					List:   true,
+					Format: "yaml",
+					Value:  "current-context",
+				},
+			},
+			Known: &spec.KnownList{
+				List: "contexts",
+				ID:   "name",
+				Name: "name",
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{"--kube-context"},
+			Env:   []string{"HELM_KUBECONTEXT"},
+			Place: "end",
+			Reject: []string{
+				"repo",
+				"search",
+				"plugin",
+				"env",
+				"version",
+				"completion",
+				"create",
+				"package",
+				"lint",
+				"show",
+				"inspect",
+				"pull",
+				"fetch",
+				"push",
+				"registry",
+				"dependency",
+				"dep",
+				"verify",
+				"help",
+				"template",
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"repo",
+			"search",
+			"plugin",
+			"env",
+			"version",
+			"completion",
+			"create",
+			"package",
+			"lint",
+			"show",
+			"inspect",
+			"pull",
+			"fetch",
+			"push",
+			"registry",
+			"dependency",
+			"dep",
+			"verify",
+			"help",
+			"template",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "uninstall",
+				Tier:  "ask",
+				Why:   "uninstalls a release and deletes its Kubernetes objects",
+			},
+			{
+				Match: "delete",
+				Tier:  "ask",
+				Why:   "uninstalls a release and deletes its Kubernetes objects",
+			},
+			{
+				Match: "del",
+				Tier:  "ask",
+				Why:   "uninstalls a release and deletes its Kubernetes objects",
+			},
+			{
+				Match: "un",
+				Tier:  "ask",
+				Why:   "uninstalls a release and deletes its Kubernetes objects",
+			},
+			{
+				Match: "rollback",
+				Tier:  "ask",
+				Why:   "rolls a release back to an earlier revision",
+			},
+			{
+				Match: "upgrade --force",
+				Tier:  "ask",
+				Why:   "upgrade --force deletes and re-creates objects that cannot be patched",
+			},
+			{
+				Match: "install --replace",
+				Tier:  "ask",
+				Why:   "install --replace reuses a release name, replacing what is deployed under it",
+			},
+		},
+		Source: "builtin:providers/helm.yaml",
+	},
+	{
 		Name:     "kubectl",
 		About:    "kubectl — the current-context of the kubeconfig",
 		Commands: []string{"kubectl"},
@@ -624,11 +1567,11 @@ var builtinSpecs = []*spec.Spec{
 				{
 					Let:     "kubeconfig",
 					Flag:    []string{"--kubeconfig"},
-					Env:     "KUBECONFIG",
+					Env:     spec.Strings{"KUBECONFIG"},
 					Default: "~/.kube/config",
 				},
 				{
-					File:   spec.Paths{"${kubeconfig}"},
+					File:   spec.Strings{"${kubeconfig}"},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",
@@ -680,16 +1623,98 @@ var builtinSpecs = []*spec.Spec{
 				Unknown: true,
 			},
 		},
-		SwitchedBy: []string{
-			"az aks get-credentials",
-			"gcloud container clusters get-credentials",
-			"aws eks update-kubeconfig",
-			"doctl kubernetes cluster kubeconfig save",
-			"oc login",
-			"oc project",
-			"kind create cluster",
-			"minikube start",
-			"kubectx",
+		SwitchedBy: []spec.Switch{
+			{
+				Command: "az aks get-credentials",
+				Unknown: true,
+			},
+			{
+				Command: "gcloud container clusters get-credentials",
+				Unknown: true,
+			},
+			{
+				Command: "aws eks update-kubeconfig",
+				Flags:   []string{"--alias"},
+				Unless:  []string{"--dry-run"},
+			},
+			{
+				Command: "aws eks update-kubeconfig",
+				Unless:  []string{"--dry-run"},
+				Unknown: true,
+			},
+			{
+				Command: "doctl kubernetes cluster kubeconfig save",
+				Unknown: true,
+			},
+			{
+				Command: "doctl k8s cluster kubeconfig save",
+				Unknown: true,
+			},
+			{
+				Command: "doctl kubernetes cluster create",
+				Unknown: true,
+			},
+			{
+				Command: "doctl k8s cluster create",
+				Unknown: true,
+			},
+			{
+				Command: "doctl kubernetes cluster update",
+				Unknown: true,
+			},
+			{
+				Command: "doctl k8s cluster update",
+				Unknown: true,
+			},
+			{
+				Command: "kind create cluster",
+				Unknown: true,
+			},
+			{
+				Command: "kind export kubeconfig",
+				Unknown: true,
+			},
+			{
+				Command: "kind delete cluster",
+				Unknown: true,
+			},
+			{
+				Command: "minikube start",
+				Unknown: true,
+			},
+			{
+				Command: "minikube profile",
+				Unknown: true,
+			},
+			{
+				Command: "minikube update-context",
+				Unknown: true,
+			},
+			{
+				Command: "kubectx",
+				Arg:     1,
+				Unless: []string{
+					"-c",
+					"--current",
+					"-u",
+					"--unset",
+					"-d",
+					"-h",
+					"--help",
+				},
+			},
+			{
+				Command: "kubectx -u",
+				Unknown: true,
+			},
+			{
+				Command: "kubectx --unset",
+				Unknown: true,
+			},
+			{
+				Command: "kubectx -d",
+				Unknown: true,
+			},
 		},
 		Help: []string{
 			"--help",
@@ -858,6 +1883,241 @@ var builtinSpecs = []*spec.Spec{
 		Source: "builtin:providers/kubectl.yaml",
 	},
 	{
+		Name:     "oc",
+		About:    "OpenShift CLI — the current-context of the kubeconfig (kubectl's)",
+		Commands: []string{"oc"},
+		Noun:     "context",
+		ValueFlags: []string{
+			"-n",
+			"--namespace",
+			"--context",
+			"--kubeconfig",
+			"--cluster",
+			"--user",
+			"-s",
+			"--server",
+			"--token",
+			"--as",
+			"--as-group",
+			"--request-timeout",
+			"--certificate-authority",
+			"--insecure-skip-tls-verify",
+			"-v",
+			"--loglevel",
+			"-f",
+			"--filename",
+			"-l",
+			"--selector",
+			"-o",
+			"--output",
+			"-c",
+			"--container",
+			"-u",
+			"--username",
+			"-p",
+			"--password",
+		},
+		Shares: "kubectl",
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let:     "kubeconfig",
+					Flag:    []string{"--kubeconfig"},
+					Env:     spec.Strings{"KUBECONFIG"},
+					Default: "~/.kube/config",
+				},
+				{
+					File:   spec.Strings{"${kubeconfig}"},
+					List:   true,
+					Format: "yaml",
+					Value:  "current-context",
+				},
+			},
+			Known: &spec.KnownList{
+				List: "contexts",
+				ID:   "name",
+				Name: "name",
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{"--context"},
+			Place: "end",
+			Reject: []string{
+				"config",
+				"login",
+				"logout",
+				"project",
+				"projects",
+				"new-project",
+				"whoami",
+			},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "config use-context",
+			},
+			{
+				Command: "config set current-context",
+			},
+			{
+				Command: "config unset current-context",
+				Unknown: true,
+			},
+			{
+				Command: "login",
+				Unknown: true,
+			},
+			{
+				Command: "logout",
+				Unknown: true,
+			},
+			{
+				Command: "project",
+				Unknown: true,
+			},
+			{
+				Command: "new-project",
+				Unless:  []string{"--skip-config-write"},
+				Unknown: true,
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"whoami",
+			"version",
+			"projects",
+			"config view",
+			"config current-context",
+			"config get-contexts",
+			"config get-clusters",
+			"api-resources",
+			"api-versions",
+			"explain",
+			"completion",
+			"help",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "delete project",
+				Tier:  "deny",
+				Why:   "deletes the project (namespace) and every object in it",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "delete projects",
+				Tier:  "deny",
+				Why:   "deletes projects (namespaces) and every object in them",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "delete ns",
+				Tier:  "deny",
+				Why:   "deletes a namespace and every object in it",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "delete namespace",
+				Tier:  "deny",
+				Why:   "deletes a namespace and every object in it",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "delete --all",
+				Tier:  "deny",
+				Why:   "deletes every object of the kind in the namespace",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "delete -A",
+				Tier:  "deny",
+				Why:   "deletes across all namespaces",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "adm drain",
+				Tier:  "deny",
+				Why:   "evicts every pod from a node and cordons it",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "delete",
+				Tier:  "ask",
+				Why:   "deletes cluster objects; ask a human to confirm the context and the objects",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "adm policy",
+				Tier:  "ask",
+				Why:   "grants or removes roles and security constraints; a human should approve who gets which access",
+			},
+			{
+				Match: "adm cordon",
+				Tier:  "ask",
+				Why:   "stops scheduling on a node",
+			},
+			{
+				Match: "scale --replicas=0",
+				Tier:  "ask",
+				Why:   "scales a workload to zero, which takes it offline",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "patch",
+				Tier:  "ask",
+				Why:   "changes live objects in place, outside the manifests",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+			{
+				Match: "edit",
+				Tier:  "ask",
+				Why:   "changes live objects in place, outside the manifests",
+			},
+			{
+				Match: "rollout undo",
+				Tier:  "ask",
+				Why:   "rolls a workload back to an earlier revision",
+				Unless: []string{
+					"--dry-run=client",
+					"--dry-run=server",
+				},
+			},
+		},
+		Source: "builtin:providers/oc.yaml",
+	},
+	{
 		Name:     "pac",
 		About:    "Power Platform CLI — the environment of the active auth profile",
 		Commands: []string{"pac"},
@@ -873,9 +2133,9 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					File:    spec.Paths{"${XDG_DATA_HOME:-~/.local/share}/Microsoft/PowerAppsCli/authprofiles_v2.json"},
-					Windows: spec.Paths{"%LOCALAPPDATA%\\Microsoft\\PowerAppsCli\\authprofiles_v2.json"},
-					Darwin: spec.Paths{
+					File:    spec.Strings{"${XDG_DATA_HOME:-~/.local/share}/Microsoft/PowerAppsCli/authprofiles_v2.json"},
+					Windows: spec.Strings{"%LOCALAPPDATA%\\Microsoft\\PowerAppsCli\\authprofiles_v2.json"},
+					Darwin: spec.Strings{
 						"~/Library/Application Support/Microsoft/PowerAppsCli/authprofiles_v2.json",
 						"${XDG_DATA_HOME:-~/.local/share}/Microsoft/PowerAppsCli/authprofiles_v2.json",
 					},
@@ -1011,6 +2271,225 @@ var builtinSpecs = []*spec.Spec{
 		Source: "builtin:providers/pac.yaml",
 	},
 	{
+		Name:     "pulumi",
+		About:    "Pulumi — the selected stack of the project in ~/.pulumi/workspaces",
+		Commands: []string{"pulumi"},
+		Noun:     "stack",
+		ValueFlags: []string{
+			"--stack",
+			"-s",
+			"-C",
+			"--cwd",
+			"--config-file",
+			"--color",
+			"--tracing",
+			"--profiling",
+			"-v",
+			"--verbose",
+			"--target",
+			"-t",
+			"--message",
+			"-m",
+			"--parallel",
+			"-p",
+			"--config",
+			"-c",
+		},
+		DirFlags: []string{
+			"-C",
+			"--cwd",
+		},
+		Context: spec.Context{
+			Read: []spec.Step{
+				{
+					Let: "project_file",
+					File: spec.Strings{
+						"Pulumi.yaml",
+						"Pulumi.yml",
+						"Pulumi.json",
+					},
+					FindUp: true,
+					Take:   "path",
+				},
+				{
+					Let:    "project",
+					File:   spec.Strings{"${project_file}"},
+					Format: "yaml",
+					Value:  "name",
+				},
+				{
+					Let:     "project_id",
+					Hash:    "sha1",
+					Default: "${project_file}",
+				},
+				{
+					Let:    "project_backend",
+					File:   spec.Strings{"${project_file}"},
+					Format: "yaml",
+					Value:  "backend.url",
+				},
+				{
+					Let:    "login",
+					File:   spec.Strings{"${PULUMI_HOME:-~/.pulumi}/credentials.json"},
+					Format: "json",
+					Value:  "current",
+				},
+				{
+					Let:     "backend",
+					Env:     spec.Strings{"PULUMI_BACKEND_URL"},
+					Default: "${project_backend:-${login}}",
+				},
+				{
+					Flag: []string{
+						"--stack",
+						"-s",
+					},
+					Env:    spec.Strings{"PULUMI_STACK"},
+					File:   spec.Strings{"${PULUMI_HOME:-~/.pulumi}/workspaces/${project}-${project_id}-workspace.json"},
+					Format: "json",
+					Value:  "stacks.${backend}",
+					Else:   []string{"stack"},
+				},
+			},
+		},
+		Bind: &spec.Bind{
+			Flags: []string{
+				"--stack",
+				"-s",
+			},
+			Place: "end",
+			Reject: []string{
+				"login",
+				"logout",
+				"whoami",
+				"version",
+				"about",
+				"new",
+				"plugin",
+				"policy",
+				"org",
+				"install",
+				"convert",
+				"gen-completion",
+				"schema",
+				"stack init",
+				"stack select",
+				"stack ls",
+				"stack unselect",
+			},
+		},
+		Switch: []spec.Switch{
+			{
+				Command: "stack select",
+				Flags: []string{
+					"--stack",
+					"-s",
+				},
+			},
+			{
+				Command: "stack select",
+			},
+			{
+				Command: "stack init",
+				Flags: []string{
+					"--stack",
+					"-s",
+				},
+				Unless: []string{"--no-select"},
+			},
+			{
+				Command: "stack init",
+				Unless:  []string{"--no-select"},
+			},
+			{
+				Command: "stack unselect",
+				Unknown: true,
+			},
+			{
+				Command: "stack rename",
+				Unknown: true,
+			},
+			{
+				Command: "login",
+				Unknown: true,
+			},
+			{
+				Command: "logout",
+				Unknown: true,
+			},
+			{
+				Command: "new",
+				Unknown: true,
+			},
+		},
+		Help: []string{
+			"--help",
+			"-h",
+		},
+		Exempt: []string{
+			"whoami",
+			"version",
+			"about",
+			"stack ls",
+			"plugin ls",
+			"gen-completion",
+			"help",
+		},
+		Destructive: []spec.Destructive{
+			{
+				Match: "destroy",
+				Tier:  "deny",
+				Why:   "destroys every resource of the stack",
+			},
+			{
+				Match: "down",
+				Tier:  "deny",
+				Why:   "destroys every resource of the stack",
+			},
+			{
+				Match: "stack rm",
+				Tier:  "deny",
+				Why:   "removes the stack and its state; with --force its resources are left unmanaged",
+			},
+			{
+				Match: "state delete",
+				Tier:  "deny",
+				Why:   "removes a resource from the state; Pulumi forgets it",
+			},
+			{
+				Match: "up",
+				Tier:  "ask",
+				Why:   "changes real infrastructure; a human should review the preview for this stack",
+			},
+			{
+				Match: "update",
+				Tier:  "ask",
+				Why:   "changes real infrastructure; a human should review the preview for this stack",
+			},
+			{
+				Match: "refresh --yes",
+				Tier:  "ask",
+				Why:   "rewrites the stack's state from the cloud",
+			},
+			{
+				Match: "import",
+				Tier:  "ask",
+				Why:   "brings an existing resource under this stack's management",
+			},
+			{
+				Match: "cancel",
+				Tier:  "ask",
+				Why:   "cancels an update in progress, which can leave resources half-changed",
+			},
+			{
+				Match: "state unprotect",
+				Tier:  "ask",
+				Why:   "lets the next update delete a protected resource",
+			},
+		},
+		Source: "builtin:providers/pulumi.yaml",
+	},
+	{
 		Name:     "terraform",
 		About:    "Terraform — the selected workspace of the working directory",
 		Commands: []string{"terraform"},
@@ -1032,8 +2511,8 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Env:     "TF_WORKSPACE",
-					File:    spec.Paths{"${TF_DATA_DIR:-.terraform}/environment"},
+					Env:     spec.Strings{"TF_WORKSPACE"},
+					File:    spec.Strings{"${TF_DATA_DIR:-.terraform}/environment"},
 					Format:  "text",
 					Default: "default",
 				},

@@ -31,14 +31,14 @@ func TestParseDefaults(t *testing.T) {
 	if s.Noun != "context" || s.Bind.Place != "end" || s.Source != "p.yaml" {
 		t.Errorf("defaults: noun %q, place %q, source %q", s.Noun, s.Bind.Place, s.Source)
 	}
-	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Paths{"${dir}/state.json"}) {
+	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Strings{"${dir}/state.json"}) {
 		t.Errorf("File = %q", got)
 	}
 	s, err = catalog.Parse([]byte(strings.Replace(valid, "    - file: ${dir}/state.json\n", "    - file: ['${dir}/a.json', '${dir}/b.json']\n", 1)), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Paths{"${dir}/a.json", "${dir}/b.json"}) {
+	if got := s.Context.Read[1].File; !cmp.Equal(got, spec.Strings{"${dir}/a.json", "${dir}/b.json"}) {
 		t.Errorf("File list = %q", got)
 	}
 }
@@ -112,9 +112,9 @@ context:
 		{"lookup refs", valid + "switch:\n  - command: use\n    lookup: list.${target}.${other}\n",
 			[]string{`p.yaml:13:5: ${other} in "list.${target}.${other}" names no earlier let`}},
 		{"patterns", valid + "exempt: [a*b, '--x=', 'x = y']\n", []string{
-			`p.yaml:11:10: "a*b" in "a*b": * and ** are whole words, = belongs to a flag`,
+			`p.yaml:11:10: "a*b" in "a*b": * and ** are whole words or end a word (delete-*), = belongs to a flag`,
 			`p.yaml:11:15: "--x=" in "--x=" is not a flag (-x, --name, --name=value)`,
-			`p.yaml:11:23: "=" in "x = y": * and ** are whole words, = belongs to a flag`}},
+			`p.yaml:11:23: "=" in "x = y": * and ** are whole words or end a word (delete-*), = belongs to a flag`}},
 		{"destructive", valid + "destructive:\n  - {match: drop, tier: maybe}\n", []string{
 			`p.yaml:12:19: tier must be ask or deny, not "maybe"`,
 			`p.yaml:12:5: why is required: it is what the reason tells the agent`}},

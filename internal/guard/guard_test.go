@@ -75,6 +75,16 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		})
 	}
+	// One call of each provider added for issue 13 (azd and pulumi look for their project file
+	// upward, helm and oc read the kubeconfig, doctl's state is 2400 lines of YAML).
+	req := rules.Request{Command: "aws s3 ls && docker ps && helm list && oc get pods && doctl compute droplet list && databricks clusters list && azd deploy && pulumi preview", Cwd: repo}
+	b.Run("calls=8-new-providers", func(b *testing.B) {
+		for b.Loop() {
+			if o := guard.Decide(req, env); o.Verdict == rules.VerdictDeny {
+				b.Fatal(o.Reason)
+			}
+		}
+	})
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }

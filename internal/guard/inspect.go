@@ -21,13 +21,17 @@ type State struct {
 
 // States resolves every provider's active context for a call in dir, in catalog order. A state
 // file that cannot be read is reported in its State, not as an error: the others are still
-// worth showing.
+// worth showing. A provider that reads another's state (Shares) is left out: its context is
+// that provider's, reported once.
 func States(cat *catalog.Catalog, dir string, env paths.Env) []State {
 	r := providers.NewReader()
 	var out []State
 	for _, name := range cat.Names() {
 		st := State{Name: name}
 		st.Spec = cat.Spec(name)
+		if st.Spec.Shares != "" {
+			continue
+		}
 		st.Active, st.Err = r.Resolve(st.Spec, spec.Input{
 			Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.GOOS(),
 			Flag: func([]string) (string, bool) { return "", false },

@@ -106,6 +106,18 @@ func (s schemaWalker) types(node map[string]any) []string {
 	return out
 }
 
+// branch returns the oneOf branch of node that allows typ (switched_by: a string or a switch
+// object), or node itself.
+func (s schemaWalker) branch(node map[string]any, typ string) map[string]any {
+	one, _ := node["oneOf"].([]any)
+	for _, b := range one {
+		if r := s.resolve(b.(map[string]any)); slices.Contains(s.types(r), typ) {
+			return r
+		}
+	}
+	return node
+}
+
 func (s schemaWalker) check(path string, node map[string]any, typ reflect.Type) {
 	t := s.t
 	node = s.resolve(node)
@@ -126,6 +138,7 @@ func (s schemaWalker) check(path string, node map[string]any, typ reflect.Type) 
 	}
 	switch typ.Kind() {
 	case reflect.Struct:
+		node = s.branch(node, "object")
 		props, _ := node["properties"].(map[string]any)
 		if node["additionalProperties"] != false {
 			t.Errorf("%s: additionalProperties is not false, but the decoder refuses unknown keys", path)
@@ -153,7 +166,7 @@ func (s schemaWalker) check(path string, node map[string]any, typ reflect.Type) 
 	case reflect.Slice:
 		items, ok := node["items"].(map[string]any)
 		if !ok && node["oneOf"] != nil {
-			// A string or a list (spec.Paths): check the list branch.
+			// A string or a list (spec.Strings): check the list branch.
 			for _, b := range node["oneOf"].([]any) {
 				if bm := s.resolve(b.(map[string]any)); bm["type"] == "array" {
 					items, ok = bm["items"].(map[string]any)

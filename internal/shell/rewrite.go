@@ -276,31 +276,31 @@ func label(c rules.Call) string {
 	return c.NameWord.Value
 }
 
-func (v *verifier) same(oc, nc rules.Call) error {
-	if oc.Name != nc.Name {
-		return fmt.Errorf("command word %q became %q", oc.NameWord.Value, nc.NameWord.Value)
+func (v *verifier) same(was, nc rules.Call) error {
+	if was.Name != nc.Name {
+		return fmt.Errorf("command word %q became %q", was.NameWord.Value, nc.NameWord.Value)
 	}
-	if oc.Nested != nc.Nested || oc.Dir != nc.Dir || oc.DirUnknown != nc.DirUnknown || oc.ArgsAppended != nc.ArgsAppended {
+	if was.Nested != nc.Nested || was.Dir != nc.Dir || was.DirUnknown != nc.DirUnknown || was.ArgsAppended != nc.ArgsAppended {
 		return fmt.Errorf("the edit changes where or how the command runs")
 	}
 	viaEnv := false
-	if !slices.Equal(oc.Via, nc.Via) {
+	if !slices.Equal(was.Via, nc.Via) {
 		i := slices.Index(nc.Via, "env")
-		if !v.envEdit() || i < 0 || !slices.Equal(oc.Via, slices.Delete(slices.Clone(nc.Via), i, i+1)) {
-			return fmt.Errorf("wrappers %q became %q", oc.Via, nc.Via)
+		if !v.envEdit() || i < 0 || !slices.Equal(was.Via, slices.Delete(slices.Clone(nc.Via), i, i+1)) {
+			return fmt.Errorf("wrappers %q became %q", was.Via, nc.Via)
 		}
 		viaEnv = true
 	}
-	if oc.Nested {
+	if was.Nested {
 		// A nested script may differ only inside expansions (an edited call in a `$(…)` that
 		// the string contains); its literal words must stay the same. The edit's words must
 		// still land in some call of the line, which check verifies.
-		loose := oc.Src != nc.Src
-		if !sameWord(oc.NameWord, nc.NameWord, loose) || len(oc.Args) != len(nc.Args) {
+		loose := was.Src != nc.Src
+		if !sameWord(was.NameWord, nc.NameWord, loose) || len(was.Args) != len(nc.Args) {
 			return fmt.Errorf("the edit changes a nested script")
 		}
-		for i := range oc.Args {
-			if !sameWord(oc.Args[i], nc.Args[i], loose) {
+		for i := range was.Args {
+			if !sameWord(was.Args[i], nc.Args[i], loose) {
 				return fmt.Errorf("the edit changes a nested script")
 			}
 		}
@@ -314,9 +314,9 @@ func (v *verifier) same(oc, nc rules.Call) error {
 			keep = append(keep, a)
 		}
 		if loose {
-			return sameEnvLoose(oc.Env, keep, dropped)
+			return sameEnvLoose(was.Env, keep, dropped)
 		}
-		return sameEnv(oc.Env, keep, dropped)
+		return sameEnv(was.Env, keep, dropped)
 	}
 
 	if nc.Src != v.line {
@@ -324,7 +324,7 @@ func (v *verifier) same(oc, nc rules.Call) error {
 	}
 	if nw, err := v.back(nc.NameWord); err != nil {
 		return err
-	} else if nw != oc.NameWord {
+	} else if nw != was.NameWord {
 		return fmt.Errorf("the edit changes the command word")
 	}
 	if err := v.items(nc, viaEnv); err != nil {
@@ -339,12 +339,12 @@ func (v *verifier) same(oc, nc rules.Call) error {
 		if err != nil {
 			return err
 		}
-		if ki >= len(oc.Args) || old != oc.Args[ki] {
+		if ki >= len(was.Args) || old != was.Args[ki] {
 			return fmt.Errorf("the edit changes the argument %q", a.Value)
 		}
 		ki++
 	}
-	if ki != len(oc.Args) {
+	if ki != len(was.Args) {
 		return fmt.Errorf("the edit removes arguments")
 	}
 	var keep []rules.Assign
@@ -366,7 +366,7 @@ func (v *verifier) same(oc, nc rules.Call) error {
 		}
 		keep = append(keep, a)
 	}
-	return sameEnv(oc.Env, keep, dropped)
+	return sameEnv(was.Env, keep, dropped)
 }
 
 // sameEnv compares environments, ignoring the variables an edit sets.

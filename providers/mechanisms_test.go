@@ -1,0 +1,224 @@
+package providers_test
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/spec"
+)
+
+// The specs in this file are made up: each stands for one shape of state that a real CLI has,
+// so that the mechanism is tested apart from any provider file.
+
+// made parses a made-up provider.
+func made(t *testing.T, src string) *spec.Spec {
+	t.Helper()
+	s, err := catalog.Parse([]byte(src), "made.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// profiles keeps no state file: the profile is a flag, one of two variables, else "default";
+// keys in the environment make the CLI ignore the profile (aws's shape).
+const profiles = `name: prof
+commands: [prof]
+context:
+  read:
+    - flag: [--profile]
+      env: [PROF_PROFILE, PROF_DEFAULT_PROFILE]
+      overridden_by: [PROF_KEY, --key]
+      default: default
+`
+
+func TestEnvListAndOverride(t *testing.T) {
+	s := made(t, profiles)
+	tests := []struct {
+		name    string
+		env     map[string]string
+		flags   map[string]string
+		value   string
+		source  string
+		unknown string // a substring of the ErrUnknown error
+	}{
+		{name: "nothing set", value: "default", source: "default"},
+		{name: "first variable", env: map[string]string{"PROF_PROFILE": "dev"}, value: "dev", source: "env PROF_PROFILE"},
+		{name: "second variable", env: map[string]string{"PROF_DEFAULT_PROFILE": "dev"}, value: "dev", source: "env PROF_DEFAULT_PROFILE"},
+		{name: "both agree", env: map[string]string{"PROF_PROFILE": "dev", "PROF_DEFAULT_PROFILE": "dev"}, value: "dev", source: "env PROF_PROFILE"},
+		{name: "both disagree", env: map[string]string{"PROF_PROFILE": "dev", "PROF_DEFAULT_PROFILE": "prod"},
+			unknown: "PROF_PROFILE=dev and PROF_DEFAULT_PROFILE=prod disagree"},
+		{name: "an empty one is unset", env: map[string]string{"PROF_PROFILE": "", "PROF_DEFAULT_PROFILE": "prod"}, value: "prod", source: "env PROF_DEFAULT_PROFILE"},
+		{name: "flag beats both", env: map[string]string{"PROF_PROFILE": "dev", "PROF_DEFAULT_PROFILE": "prod"},
+			flags: map[string]string{"--profile": "qa"}, value: "qa", source: "flag --profile"},
+		{name: "overriding variable", env: map[string]string{"PROF_PROFILE": "dev", "PROF_KEY": "k"}, unknown: "PROF_KEY is set"},
+		{name: "overriding flag", flags: map[string]string{"--key": "k"}, unknown: "--key is set"},
+		{name: "the step's flag beats an override", env: map[string]string{"PROF_KEY": "k"},
+			flags: map[string]string{"--profile": "qa"}, value: "qa", source: "flag --profile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(tt.env), Flag: flags(tt.flags), OS: "linux", Home: t.TempDir()})
+			if tt.unknown != "" {
+				if !errors.Is(err, spec.ErrUnknown) || !strings.Contains(err.Error(), tt.unknown) {
+					t.Fatalf("Resolve error = %v, want ErrUnknown saying %q", err, tt.unknown)
+				}
+				return
+			}
+			if err != nil || got.Value != tt.value || got.From.String() != tt.source {
+				t.Errorf("Resolve = %q from %q, %v; want %q from %q", got.Value, got.From, err, tt.value, tt.source)
+			}
+		})
+	}
+	// An override counts by its presence: a flag whose value is not literal still overrides.
+	in := spec.Input{Env: env(nil), Flag: flags(nil), Has: func(names []string) bool { return names[0] == "--key" }, OS: "linux"}
+	if _, err := providers.NewReader().Resolve(s, in); !errors.Is(err, spec.ErrUnknown) {
+		t.Errorf("a --key without a literal value: %v, want ErrUnknown", err)
+	}
+	if !s.Context.Read[0].Mentions("PROF_KEY") || !s.Context.Read[0].Mentions("PROF_DEFAULT_PROFILE") {
+		t.Error("Mentions misses an overriding or second variable: `PROF_KEY=$X prof …` would not be unknown")
+	}
+}
+
+// projects finds its project file upward, names the workspace file by the project's name and the
+// SHA-1 of the project file's path, and keeps per-project state next to the project file
+// (pulumi's and azd's shapes together).
+const projects = `name: proj
+commands: [proj]
+context:
+  read:
+    - let: project_file
+      file: [proj.yaml, proj.yml]
+      find_up: true
+      take: path
+    - let: root
+      file: [proj.yaml, proj.yml]
+      find_up: true
+      take: dir
+    - let: project
+      file: ${project_file}
+      format: yaml
+      value: name
+    - let: project_id
+      default: ${project_file}
+      hash: sha1
+    - file: ${PROJ_HOME:-~/.proj}/workspaces/${project}-${project_id}.json
+      format: json
+      value: stacks.${root}
+      else: [stack]
+`
+
+func TestFindUpTakeHash(t *testing.T) {
+	s := made(t, projects)
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	proj := filepath.Join(root, "repo", "infra")
+	deep := filepath.Join(proj, "src", "deep")
+	write(t, filepath.Join(proj, "proj.yml"), "name: shop\n")
+	write(t, filepath.Join(root, "repo", "proj.yaml"), "name: outer\n") // farther up: not used
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha1.Sum([]byte(filepath.Join(proj, "proj.yml")))
+	ws := filepath.Join(home, ".proj", "workspaces", "shop-"+hex.EncodeToString(sum[:])+".json")
+	write(t, ws, `{"stacks": {"`+proj+`": "dev"}, "stack": "legacy"}`)
+
+	in := spec.Input{Env: env(nil), Dir: deep, Home: home, OS: "linux"}
+	got, err := providers.NewReader().Resolve(s, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Value != "dev" || got.File != ws {
+		t.Errorf("Resolve = %q from %s, want dev from %s", got.Value, got.File, ws)
+	}
+	if got.Vars["root"] != proj || got.Vars["project"] != "shop" {
+		t.Errorf("lets root=%q project=%q, want %q and shop", got.Vars["root"], got.Vars["project"], proj)
+	}
+
+	// The legacy key is the fallback.
+	write(t, ws, `{"stack": "legacy"}`)
+	if got, err := providers.NewReader().Resolve(s, in); err != nil || got.Value != "legacy" {
+		t.Errorf("legacy workspace file: %q, %v; want legacy", got.Value, err)
+	}
+
+	// A symbolic link to the project folder names the same workspace file: the path is hashed
+	// with links resolved.
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(proj, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: link, Home: home, OS: "linux"}); err != nil || got.Value != "legacy" {
+		t.Errorf("through a link: %q, %v; want legacy", got.Value, err)
+	}
+
+	// Outside any project there is no project file, and so no workspace file.
+	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: home, Home: home, OS: "linux"}); err != nil || got.Value != "" {
+		t.Errorf("outside a project: %q, %v; want nothing", got.Value, err)
+	}
+
+	// Without a known directory, an upward search cannot start.
+	if _, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Home: home, OS: "linux"}); !errors.Is(err, spec.ErrNoDir) {
+		t.Errorf("no directory: %v, want ErrNoDir", err)
+	}
+}
+
+// TestEntriesModifier lists a map's entries for known.list: contexts kept as {alias: id}.
+func TestEntriesModifier(t *testing.T) {
+	s := made(t, `name: m
+commands: [m]
+context:
+  read:
+    - let: alias
+      env: MY_ALIAS
+    - file: ${HOME}/m.json
+      format: json
+      value: aliases.${alias}
+  known:
+    list: aliases|@entries
+    id: value
+    name: key
+`)
+	home := t.TempDir()
+	write(t, filepath.Join(home, "m.json"), `{"aliases": {"dev": "id-1", "prod": "id-2"}, "other": 1}`)
+	got, err := providers.NewReader().Resolve(s, spec.Input{OS: "linux", Home: home,
+		Env: env(map[string]string{"HOME": home, "MY_ALIAS": "prod"})})
+	want := []spec.Known{{ID: "id-1", Name: "dev"}, {ID: "id-2", Name: "prod"}}
+	if err != nil || got.Value != "id-2" || got.Name != "prod" || len(got.Known) != 2 || got.Known[0] != want[0] || got.Known[1] != want[1] {
+		t.Errorf("Resolve = %+v, %v; want id-2 named prod, known %v", got, err, want)
+	}
+}
+
+func TestParseMechanisms(t *testing.T) {
+	base := "name: m\ncommands: [m]\ncontext:\n  read:\n"
+	tests := []struct{ name, src, want string }{
+		{"env list names", base + "    - env: [OK, 'NOT OK']\n", `"NOT OK" is not an environment variable name`},
+		{"overridden_by", base + "    - {env: A, overridden_by: [B, --c, 'd e']}\n", `"d e" is neither a flag nor an environment variable name`},
+		{"take value", base + "    - {let: x, file: a, take: file}\n    - {default: x}\n", `take must be path or dir, not "file"`},
+		{"take context", base + "    - {file: a, take: dir}\n", `take needs a let: the context itself is never a path`},
+		{"take content", base + "    - {let: x, file: a, take: dir, format: json, value: k}\n    - {default: x}\n", `take uses the file found, not its content`},
+		{"hash", base + "    - {let: x, default: a, hash: md5}\n    - {default: x}\n", `hash must be sha1, not "md5"`},
+		{"find_up list", base + "    - {file: a, find_up: true, list: true, format: text}\n", `find_up needs file and no list`},
+		{"else without value", base + "    - {file: a, format: text, else: [b]}\n", `else needs value, and names a path`},
+		{"shares itself", base + "    - {default: x}\nshares: m\n", `shares "m" must name another provider`},
+		{"switched_by lookup", base + "    - {default: x}\nswitched_by:\n  - {command: other use, lookup: a}\n", `a switched_by entry has no lookup or sets`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := catalog.Parse([]byte(tt.src), "m.yaml")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	s := made(t, base+"    - {default: x}\nswitched_by:\n  - other creds\n  - {command: other use, arg: 1}\n")
+	if got := s.SwitchedBy; len(got) != 2 || !got[0].Unknown || got[0].Command != "other creds" || got[1].Unknown || got[1].Arg != 1 {
+		t.Errorf("switched_by = %+v, want a plain string as an unknown switch and a mapping as it is", got)
+	}
+}
