@@ -84,8 +84,7 @@ func TestPulumiMachine(t *testing.T) {
 	sum := sha1.Sum([]byte(project))
 	ws := filepath.Join(home, ".pulumi", "workspaces", "shop-"+hex.EncodeToString(sum[:])+"-workspace.json")
 	writeFiles(t, map[string]string{ws: `{"stacks": {"file://~": "organization/shop/prod"}}`})
-	vars := map[string]string{"XDG_STATE_HOME": t.TempDir(), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
-	env := paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	env := tempEnv(t, root, home)
 	tests := []lineCase{
 		{"pulumi preview", "rewrite", "pulumi preview --stack dev", "pulumi.rebind"},
 		{"pulumi stack select prod", "deny", "", "pulumi.switch-not-allowed"},
@@ -124,8 +123,7 @@ func TestFirebaseMachine(t *testing.T) {
 		filepath.Join(repo, ".ctxguard.yaml"):                                "version: 1\ncontexts:\n  firebase:\n    allow: [default]\ndestructive: ask\n",
 		filepath.Join(home, ".config", "configstore", "firebase-tools.json"): string(store),
 	})
-	vars := map[string]string{"XDG_STATE_HOME": t.TempDir(), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
-	env := paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	env := tempEnv(t, root, home)
 	decideLines(t, env, repo, []lineCase{
 		{"firebase deploy --only hosting", "rewrite", "firebase deploy --only hosting --project default", "firebase.rebind"},
 		{"firebase deploy -P contoso-dev-123", "allow", "", ""},
@@ -134,6 +132,13 @@ func TestFirebaseMachine(t *testing.T) {
 		{"firebase deploy -P prod", "deny", "", "firebase.binding-not-allowed"},
 		{"firebase functions:delete api -P default", "ask", "", "firebase.destructive.functions:delete"},
 	})
+}
+
+// tempEnv is the environment of a machine made in a temporary root: its home, no managed policy,
+// session memory in a folder of its own.
+func tempEnv(t *testing.T, root, home string) paths.Env {
+	vars := map[string]string{"XDG_STATE_HOME": t.TempDir(), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
+	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
 }
 
 func writeFiles(t *testing.T, files map[string]string) {
