@@ -44,6 +44,7 @@ type Reader struct {
 type fileKey struct {
 	path   string
 	format spec.Format
+	keys   string // the top-level keys decoded, joined; "" for all
 }
 
 type stateFile struct {
@@ -75,7 +76,11 @@ func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	k := s.Context.Known
 	var docs []doc
 	if a.Value == "" || k != nil || st.Name != "" {
-		if docs, err = x.read(st); err != nil {
+		paths := append([]string{st.Value, st.Name}, st.Else...)
+		if k != nil {
+			paths = append(paths, k.List)
+		}
+		if docs, err = x.read(st, x.topKeys(paths)); err != nil {
 			return spec.Active{}, err
 		}
 	}
@@ -277,7 +282,7 @@ func (r *Reader) start(s *spec.Spec, in *spec.Input) (*run, error) {
 				l.Value, l.From = taken(l.File, st.Take), spec.From{Kind: spec.FromFile}
 			}
 		} else if l.Value == "" {
-			docs, err := x.read(st)
+			docs, err := x.read(st, x.topKeys(append([]string{st.Value}, st.Else...)))
 			if err != nil {
 				return nil, err
 			}
@@ -454,15 +459,15 @@ type doc struct {
 }
 
 // read returns the step's existing files in order: the first one for a plain step, every one for
-// a list.
-func (x *run) read(st *spec.Step) ([]doc, error) {
+// a list. keys are the top-level keys that the caller will look at (nil: any).
+func (x *run) read(st *spec.Step, keys []string) ([]doc, error) {
 	paths, err := x.paths(st)
 	if err != nil {
 		return nil, err
 	}
 	var docs []doc
 	for _, p := range paths {
-		data, exists, err := x.r.load(p, st.Format)
+		data, exists, err := x.r.load(p, st.Format, keys)
 		if err != nil {
 			return nil, err
 		}
@@ -602,10 +607,47 @@ func isAbs(p, goos string) bool {
 	return strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
 }
 
+// topKeys returns the top-level keys that gjson paths start with, once their ${name} references
+// are substituted, or nil when one of them may look anywhere (a modifier, a multipath, a
+// wildcard, an empty path). The reader then decodes a large YAML state file only in part.
+func (x *run) topKeys(paths []string) []string {
+	var keys []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		p = substitute(p, x.lookup)
+		var b strings.Builder
+		i := 0
+		for ; i < len(p); i++ {
+			c := p[i]
+			if c == '\\' && i+1 < len(p) {
+				i++
+				b.WriteByte(p[i])
+				continue
+			}
+			if c == '.' || c == '|' {
+				break
+			}
+			if strings.IndexByte("*?@[{!#", c) >= 0 {
+				return nil
+			}
+			b.WriteByte(c)
+		}
+		if b.Len() == 0 {
+			return nil
+		}
+		if !slices.Contains(keys, b.String()) {
+			keys = append(keys, b.String())
+		}
+	}
+	return keys
+}
+
 // lookupPath evaluates a gjson path on the last step's files.
 func (x *run) lookupPath(path string) (string, bool, error) {
 	st := x.final()
-	docs, err := x.read(st)
+	docs, err := x.read(st, nil)
 	if err != nil {
 		return "", false, err
 	}
@@ -648,14 +690,17 @@ func (x *run) known(k *spec.KnownList, docs []doc) []spec.Known {
 // milliseconds whatever sits at the path.
 const maxState = 16 << 20
 
-// load reads a state file as JSON, once per Reader.
-func (r *Reader) load(path string, format spec.Format) ([]byte, bool, error) {
-	k := fileKey{path, format}
+// load reads a state file as JSON, once per Reader and set of keys (see codec.ToJSONKeys).
+func (r *Reader) load(path string, format spec.Format, keys []string) ([]byte, bool, error) {
+	k := fileKey{path, format, strings.Join(keys, "\x00")}
+	if keys != nil && k.keys == "" {
+		k.keys = "\x00" // one empty key is not every key
+	}
 	if f, ok := r.files[k]; ok {
 		return f.json, f.exists, f.err
 	}
 	f := new(stateFile)
-	f.json, f.exists, f.err = readState(path, format)
+	f.json, f.exists, f.err = readState(path, format, keys)
 	if r.files == nil {
 		r.files = make(map[fileKey]*stateFile, 8)
 	}
@@ -671,12 +716,12 @@ const settle = 10 * time.Millisecond
 
 // readState reads a state file as JSON, reading it once more after a pause if it looks caught
 // mid-write (see settle).
-func readState(path string, format spec.Format) ([]byte, bool, error) {
-	out, exists, err := readStateOnce(path, format)
+func readState(path string, format spec.Format, keys []string) ([]byte, bool, error) {
+	out, exists, err := readStateOnce(path, format, keys)
 	var parse *parseError
 	if exists && (errors.As(err, &parse) || err == nil && empty(out)) {
 		time.Sleep(settle)
-		out, exists, err = readStateOnce(path, format)
+		out, exists, err = readStateOnce(path, format, keys)
 	}
 	if parse := (*parseError)(nil); errors.As(err, &parse) {
 		err = &StateError{path, parse.err}
@@ -696,7 +741,7 @@ func empty(out []byte) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-func readStateOnce(path string, format spec.Format) ([]byte, bool, error) {
+func readStateOnce(path string, format spec.Format, keys []string) ([]byte, bool, error) {
 	data, err := readFile(path)
 	if err != nil {
 		if missing(err) {
@@ -704,7 +749,7 @@ func readStateOnce(path string, format spec.Format) ([]byte, bool, error) {
 		}
 		return nil, true, &StateError{path, err}
 	}
-	out, err := codec.ToJSON(data, string(format))
+	out, err := codec.ToJSONKeys(data, string(format), keys)
 	if err != nil {
 		return nil, true, &parseError{err}
 	}

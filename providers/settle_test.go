@@ -19,7 +19,7 @@ func TestReadStateSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, exists, err := readState(cut, "json")
+	_, exists, err := readState(cut, "json", nil)
 	took := time.Since(start)
 	var se *StateError
 	if !exists || !errors.As(err, &se) || se.File != cut || !strings.Contains(err.Error(), "invalid JSON") {
@@ -36,12 +36,12 @@ func TestReadStateSettle(t *testing.T) {
 	if err := os.WriteFile(good, []byte(`{"subscriptions": []}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := readState(good, "json"); err != nil {
+	if _, _, err := readState(good, "json", nil); err != nil {
 		t.Fatal(err)
 	}
 
 	// A file that is missing is not retried: a CLI that was never used has none.
-	if _, exists, err := readState(filepath.Join(dir, "missing.json"), "json"); exists || err != nil {
+	if _, exists, err := readState(filepath.Join(dir, "missing.json"), "json", nil); exists || err != nil {
 		t.Fatalf("missing file: exists %v, %v", exists, err)
 	}
 }

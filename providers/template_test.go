@@ -85,7 +85,7 @@ func TestEveryFormatReads(t *testing.T) {
 		if err := os.WriteFile(path, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, exists, err := readStateOnce(path, f); err != nil || !exists {
+		if _, exists, err := readStateOnce(path, f, nil); err != nil || !exists {
 			t.Errorf("format %s: exists %v, %v", f, exists, err)
 		}
 	}
