@@ -72,7 +72,13 @@ func Evaluate(in Input) Result {
 	for i := range in.Calls {
 		for _, t := range e.call(&in.Calls[i]) {
 			res.Calls = append(res.Calls, t.CallTrace)
-			res.Edits = append(res.Edits, t.edits...)
+			for _, ed := range t.edits {
+				// A function's body is a call of its own at each call of the function: the
+				// same place in the line, bound once.
+				if !slices.Contains(res.Edits, ed) {
+					res.Edits = append(res.Edits, ed)
+				}
+			}
 		}
 	}
 	res.Switches = e.switches
@@ -220,7 +226,16 @@ func (e *engine) dynamic(c *Call) (trace, bool) {
 			return t, true
 		}
 	}
-	return trace{}, false
+	// Under a policy that guards a CLI, a command that cannot be read may be any of them,
+	// whatever its text says (`$(printf %s a z) group list`). (A file tool has no command line.)
+	if len(e.in.Policy.Contexts) == 0 || c.NameWord.Value == "" || c.Src == "" {
+		return trace{}, false
+	}
+	t := trace{CallTrace: CallTrace{Argv: []string{text}, Via: c.Via, Kind: "unknown"}}
+	t.decide(VerdictAsk, "parse.dynamic-command",
+		fmt.Sprintf("[ctxguard/parse.dynamic-command] the command word %s is not literal, so ctxguard cannot tell what it runs or in which context — write the command out so it can be checked",
+			c.NameWord.Value))
+	return t, true
 }
 
 // Words splits a non-literal command word into the lower-case words it mentions, any of which

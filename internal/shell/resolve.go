@@ -28,8 +28,9 @@ type reader interface {
 	// stdin is the script the command reads from stdin, when the line shows it, and how it gets
 	// there ("<<", "<<<", "|").
 	stdin() (*source, string)
-	// file is a script file whose content the line shows (`bash <(echo …)`).
-	file(j int) *source
+	// file is a script file whose content the line shows (`bash <(echo …)`, a file the line
+	// wrote); known is false when the line wrote it by means whose result it does not show.
+	file(j int) (s *source, known bool)
 	// state applies a builtin that changes the reader's shell (cd, unset, set).
 	state(k stateKind, args []rules.Word)
 	// read walks a script in dialect d: in this shell when same is set (eval, source), else in
@@ -68,6 +69,10 @@ type chain struct {
 	// feed is what xargs or parallel append to the command, when the line shows it:
 	// `echo 'cmd' | xargs -I{} sh -c {}` and `parallel sh -c ::: 'cmd'` run those strings.
 	feed *feed
+	// params are $0, $1 … of a script the command runs (`sh -c STRING a0 a1`, `bash FILE a1`),
+	// when hasParams is set.
+	params    []rules.Word
+	hasParams bool
 }
 
 type feed struct {
@@ -270,8 +275,11 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		return
 	case runsSource:
 		if j < end {
-			if s := cmd.file(j); s != nil {
-				cmd.read(bashDialect, s, st.name+" <(…)", *next, same)
+			switch s, known := cmd.file(j); {
+			case !known:
+				w.opaque(st, st.name)
+			case s != nil:
+				cmd.read(bashDialect, s, st.name+" "+scriptName(cmd.words[j]), *next, same)
 			}
 		}
 		return
@@ -375,6 +383,14 @@ func (w *walker) shell(st *site, g *shellGrammar, onlyC bool) {
 		case run.join:
 			w.readPieces(st, g.lang, label, false, wordPieces(run.at, end)...)
 		default:
+			// The words after the string are its $0, $1 …; without them $0 is the shell's name.
+			// (Not under xargs or find, which append more.)
+			if !st.next.appended {
+				st.next.params, st.next.hasParams = cmd.words[run.at+1:end], true
+				if run.at+1 >= end {
+					st.next.params = []rules.Word{{Value: name, Literal: true}}
+				}
+			}
 			w.readPieces(st, g.lang, label, false, wordPiece(run.at))
 		}
 	case shellEncoded:
@@ -390,8 +406,17 @@ func (w *walker) shell(st *site, g *shellGrammar, onlyC bool) {
 	case shellFile:
 		// `bash <(echo '…')`: a script file that is a process substitution printing a literal.
 		if !onlyC && run.at < end {
-			if s := cmd.file(run.at); s != nil {
-				cmd.read(g.lang, s, name+" <(…)", st.next, false)
+			if isStdinPath(cmd.words[run.at]) {
+				w.shellStdin(st, g, onlyC) // bash /dev/stdin
+				return
+			}
+			switch s, known := cmd.file(run.at); {
+			case !known:
+				w.opaque(st, name)
+			case s != nil:
+				next := st.next
+				next.params, next.hasParams = cmd.words[run.at:end], !next.appended
+				cmd.read(g.lang, s, name+" "+scriptName(cmd.words[run.at]), next, false)
 			}
 		}
 	case shellStdin:
@@ -405,6 +430,9 @@ func (w *walker) shellStdin(st *site, g *shellGrammar, onlyC bool) {
 	}
 	s, how := st.cmd.stdin()
 	switch {
+	case s == nil && how == "?":
+		// A script comes in, but the line does not show what it is (`… | base64 -d | bash`).
+		w.opaque(st, "| "+st.name)
 	case s == nil:
 	case how == "|":
 		st.cmd.read(g.lang, s, "| "+st.name, st.next, false)
@@ -623,4 +651,21 @@ func scanOpts(words []rules.Word, i, end int, o opts, permute bool, fn func(opt 
 		return first
 	}
 	return i
+}
+
+// isStdinPath reports whether a script file argument is the shell's own stdin.
+func isStdinPath(w rules.Word) bool {
+	switch w.Value {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return w.Literal
+	}
+	return false
+}
+
+// scriptName is how a Via label names a script file: <(…) for a process substitution.
+func scriptName(w rules.Word) string {
+	if w.Literal {
+		return w.Value
+	}
+	return "<(…)"
 }
