@@ -573,6 +573,12 @@ func (c *bashCommand) file(j int) (*source, bool) {
 	if s, known, ok := c.f.w.scriptFile(c.f, c.sc, c.cmd.words[j]); ok {
 		return s, known
 	}
+	// A process substitution whose output the line does not show (`. <(base64 -d …)`).
+	for _, p := range c.syn[j].Parts {
+		if ps, ok := p.(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+			return nil, false
+		}
+	}
 	return nil, true
 }
 

@@ -581,6 +581,10 @@ func TestParseExact(t *testing.T) {
 				Name: "kubectl", NameWord: w("kubectl", true, 0, 7),
 				Args: []rules.Word{w("exec", true, 8, 12), w("p", true, 13, 14), w("--", true, 15, 17), w("ls", true, 18, 20)},
 				Src:  `kubectl exec p -- ls`, Start: 0, End: 20,
+			}, {
+				// After "--", a command without a row of its own may run what follows.
+				Name: "ls", NameWord: w("ls", true, 18, 20), Via: []string{"kubectl --"},
+				Src: `kubectl exec p -- ls`, Start: 18, End: 20,
 			}},
 		},
 	}

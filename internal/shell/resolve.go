@@ -119,6 +119,11 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 		return
 	}
 	nw := cmd.words[i]
+	if ch.appended && nw.Literal && (nw.Value == "{}" || ch.feed != nil && ch.feed.repl != "" && strings.Contains(nw.Value, ch.feed.repl)) {
+		// `find … -exec {} …`, `xargs -I{} {} …`: the command is what is found or read.
+		nw.Literal = false
+		nw.Value = src[nw.Pos:nw.End]
+	}
 	name := cmd.name(nw)
 	c := rules.Call{
 		Name: name, NameWord: nw, Env: convertEnv(cmd.s, ch.env), Dir: ch.dir, DirUnknown: ch.dirUnknown,
@@ -148,8 +153,30 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 		}
 		return
 	}
-	if k := wrapperNamed(cmd.dialect(), name); k != nil {
+	k := wrapperNamed(cmd.dialect(), name)
+	if k != nil {
 		w.wrapped(st, k)
+	}
+	if k == nil || k.runs == runsNothing {
+		w.afterDashes(st)
+	}
+}
+
+// afterDashes follows a command that no row describes (or one that runs only what its options
+// say): the words after a "--" that start with a command name are taken as the command it runs,
+// as secret managers and env loaders do (`op run -- az …`, `runuser -u U -- kubectl …`). A name
+// that no provider guards costs nothing, and a guarded one is bound in place like any call.
+func (w *walker) afterDashes(st *site) {
+	words := st.cmd.words
+	for j := st.a; j+1 < st.end; j++ {
+		if words[j].Literal && words[j].Value == "--" {
+			if n := words[j+1]; n.Literal && n.Value != "" && n.Value[0] != '-' {
+				next := st.next
+				next.via = appendVia(st.ch.via, st.name+" --")
+				w.resolve(st.cmd, j+1, st.end, next)
+			}
+			return
+		}
 	}
 }
 
@@ -274,6 +301,14 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		}
 		return
 	case runsSource:
+		if j < end && isStdinPath(cmd.words[j]) {
+			if s, how := cmd.stdin(); s != nil {
+				cmd.read(bashDialect, s, st.name+" "+how, *next, same)
+			} else if how == "?" {
+				w.opaque(st, st.name)
+			}
+			return
+		}
 		if j < end {
 			switch s, known := cmd.file(j); {
 			case !known:
@@ -378,6 +413,16 @@ func (w *walker) shell(st *site, g *shellGrammar, onlyC bool) {
 		}
 		switch {
 		case run.at >= end:
+		case st.ch.feed != nil && st.ch.feed.repl != "" && g.lang == bashDialect && strings.Contains(st.lit(run.at), st.ch.feed.repl):
+			// `xargs -I{} sh -c '{} group list'`: each {} is replaced by what xargs reads.
+			b := &textBuilder{w: w}
+			for k, part := range strings.Split(st.lit(run.at), st.ch.feed.repl) {
+				if k > 0 {
+					b.exp(st.ch.feed.repl)
+				}
+				b.lit(part)
+			}
+			cmd.read(g.lang, b.source(cmd.s), label, st.next, false)
 		case run.join && run.at == end-1 && st.lit(run.at) == "-":
 			w.shellStdin(st, g, onlyC) // `pwsh -Command -`
 		case run.join:

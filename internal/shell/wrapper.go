@@ -155,8 +155,9 @@ var wrappers = []wrapper{
 		onlyIf: []string{"-e", "--exec", "-d", "-u", "--distribution", "--user", "--cd", "--shell-type"}, clearEnv: true, dirUnknown: true},
 	{names: []string{"chroot"}, in: anyDialect, opts: opts{long: []string{"--userspec", "--groups"}}, skip: 1, dirUnknown: true},
 	{names: []string{"eval"}, in: bashDialect, runs: runsJoined, sameShell: true},
+	// su -c COMMAND; runuser -u USER [--] COMMAND runs the command itself.
 	{names: []string{"su", "runuser"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"-c", "--command"},
-		opts: opts{val: "cgGsw", long: []string{"--command", "--group", "--supp-group", "--shell", "--whitelist-environment"}}},
+		opts: opts{val: "cgGswu", long: []string{"--command", "--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}}},
 	// script [-q] -c 'command' [file] runs the command through a shell.
 	{names: []string{"script"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"-c", "--command"},
 		opts: opts{val: "cEIOBTo", long: []string{"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--output-limit"}}},
@@ -173,6 +174,21 @@ var wrappers = []wrapper{
 	// to the last four is read where it stands.
 	{names: []string{"start-process", "saps", "start"}, in: psDialect, runs: runsOpaque},
 	{names: []string{"invoke-command", "icm", "start-job", "start-threadjob"}, in: psDialect, runs: runsOpaque, blocks: true},
+	// Tools that run a command given after their options, an operand or two, or "--" (which
+	// any command without a row here is taken to mean: see resolve).
+	{names: []string{"strace", "ltrace"}, in: anyDialect, opts: opts{val: "abeEIoOpPsSuUX", long: []string{"--output", "--trace", "--signal", "--env", "--user", "--attach"}},
+		noCmd: []string{"-p", "--attach"}},
+	{names: []string{"taskset"}, in: anyDialect, skip: 1, noCmd: []string{"-p", "--pid"}},
+	{names: []string{"chrt"}, in: anyDialect, skip: 1, opts: opts{val: "T", long: []string{"--sched-runtime", "--sched-deadline", "--sched-period"}}, noCmd: []string{"-p", "--pid", "-m", "--max"}},
+	{names: []string{"prlimit", "setpriv", "unshare", "unbuffer", "catchsegv"}, in: anyDialect, noCmd: []string{"--pid", "-p", "--dump", "-d"}},
+	{names: []string{"systemd-run"}, in: anyDialect, opts: opts{val: "puEMHG", long: []string{"--property", "--unit", "--setenv", "--machine", "--host",
+		"--slice", "--uid", "--gid", "--working-directory", "--description", "--on-active", "--on-boot", "--on-calendar", "--timer-property",
+		"--socket-property", "--path-property", "--service-type", "--nice", "--expand-environment"}}},
+	// direnv exec DIR COMMAND; sops exec-env FILE 'COMMAND' (a string run by sh).
+	{names: []string{"direnv"}, in: anyDialect, skip: 2},
+	{names: []string{"sops"}, in: anyDialect, runs: runsJoined, skip: 2, opts: opts{long: []string{"--config", "--output", "--input-type", "--output-type"}}},
+	// doppler run --command 'COMMAND' (or -- COMMAND).
+	{names: []string{"doppler"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"--command"}},
 	{names: []string{"cd"}, in: anyDialect, runs: runsState, state: stateCd},
 	{names: []string{"set-location", "sl", "chdir"}, in: psDialect, runs: runsState, state: stateCd},
 	{names: []string{"pushd"}, in: anyDialect, runs: runsState, state: statePushd},
