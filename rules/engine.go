@@ -161,7 +161,11 @@ func (e *engine) call(c *Call) []trace {
 		}
 		return out
 	}
-	a := argv{words: c.Args, valueFlags: p.ValueFlags}
+	args := c.Args
+	if p.Prefix {
+		args = unabbreviate(p, args)
+	}
+	a := argv{words: args, valueFlags: p.ValueFlags}
 	path := a.path()
 	t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: values(c), Via: c.Via}}
 	cp := e.in.Policy.Contexts[p.Name]
@@ -187,6 +191,10 @@ func (e *engine) call(c *Call) []trace {
 		}
 		e.checkContext(&t, p, cp, c, a, path)
 	}
+	if t.Kind != KindExempt {
+		e.overrides(&t, p, cp, c, a, path)
+	}
+	e.redefines(&t, p, cp, c, a, path)
 	e.destructive(&t, p, c, a, path)
 	e.userRules(&t, c, a, path)
 	return append(out, t)

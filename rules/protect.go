@@ -64,6 +64,9 @@ type Protection struct {
 	Rule string
 	// What describes the file ("the project policy /repo/.ctxguard.yaml").
 	What string
+	// Ask is set for a CLI's state file (a kubeconfig, gh's hosts.yml): editing it moves the
+	// shared context past every switch rule, but a human may mean it, so it is asked about.
+	Ask bool
 }
 
 // selfReason is what an agent is told; it must say that the way forward is a human, so that it
@@ -119,6 +122,11 @@ func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string)
 		return
 	}
 	t.Matched = append(t.Matched, p)
+	if pr.Ask {
+		t.decide(VerdictAsk, pr.Rule, fmt.Sprintf("[ctxguard/%s] %s would change %s, which moves the shared context of every session past the switch rules — a human decides; to change the context, use the CLI's own switch command",
+			pr.Rule, describeCall(c), pr.What))
+		return
+	}
 	t.decide(VerdictDeny, pr.Rule, fmt.Sprintf("[ctxguard/%s] %s would change %s; %s", pr.Rule, describeCall(c), pr.What, selfReason))
 }
 

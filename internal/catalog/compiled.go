@@ -238,6 +238,50 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "removes a policy assignment, and with it the guardrail it enforced",
 			},
 		},
+		Overrides: []spec.Override{
+			{
+				Flags: []string{"--ids"},
+				Match: "(?i)/subscriptions/([^/?]+)",
+				Why:   "the resource id names its subscription",
+			},
+			{
+				Flags: []string{
+					"--url",
+					"--uri",
+					"-u",
+				},
+				Command: "rest",
+				Match:   "(?i)/subscriptions/([0-9a-f-]{36})",
+				Why:     "the URL names its subscription",
+			},
+		},
+		Prefix: true,
+		Options: []string{
+			"--debug",
+			"--verbose",
+			"--only-show-errors",
+			"--yes",
+			"--no-wait",
+			"--tags",
+			"--scope",
+			"--set",
+			"--add",
+			"--remove",
+			"--force-string",
+			"--all",
+			"--body",
+			"--headers",
+			"--method",
+			"--url",
+			"--uri",
+			"--resource",
+			"--skip-authorization-header",
+			"--url-parameters",
+			"--output-file",
+			"--template-file",
+			"--parameters",
+			"--mode",
+		},
 		Source: "builtin:providers/az.yaml",
 	},
 	{
@@ -400,6 +444,12 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "removes objects from Cloud Storage; without versioning they cannot be restored",
 			},
 		},
+		Overrides: []spec.Override{
+			{
+				Flags: []string{"--flags-file"},
+				Why:   "the file may set --project",
+			},
+		},
 		Source: "builtin:providers/gcloud.yaml",
 	},
 	{
@@ -445,6 +495,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Command: "auth switch",
 				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "auth login",
@@ -574,6 +625,26 @@ var builtinSpecs = []*spec.Spec{
 				Match: "auth logout",
 				Tier:  "ask",
 				Why:   "signs the account out for every shell of the user",
+			},
+		},
+		Overrides: []spec.Override{
+			{
+				Env: []string{
+					"GH_TOKEN",
+					"GITHUB_TOKEN",
+					"GH_ENTERPRISE_TOKEN",
+					"GITHUB_ENTERPRISE_TOKEN",
+				},
+				Why: "a token is an account",
+			},
+			{
+				Flags: []string{
+					"-R",
+					"--repo",
+				},
+				Env:   []string{"GH_REPO"},
+				Match: "^(?:https?://)?[^/]+/[^/]+/[^/]+",
+				Why:   "a repository on another host uses that host's account",
 			},
 		},
 		Source: "builtin:providers/gh.yaml",
@@ -855,6 +926,49 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 		},
+		Overrides: []spec.Override{
+			{
+				Flags: []string{
+					"--cluster",
+					"--server",
+					"-s",
+					"--user",
+					"--token",
+					"--username",
+					"--password",
+					"--client-certificate",
+					"--client-key",
+				},
+				Why: "it replaces the context's cluster or credentials",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "config set-context",
+				Arg:     1,
+				Current: []string{"--current"},
+			},
+			{
+				Command: "config rename-context",
+				Arg:     2,
+			},
+			{
+				Command: "config set",
+				Arg:     1,
+				Match:   "^contexts\\.([^.]+)\\.",
+			},
+			{
+				Command: "config set",
+				Arg:     1,
+				Match:   "^(?:clusters|users)\\.",
+			},
+			{
+				Command: "config set-cluster",
+			},
+			{
+				Command: "config set-credentials",
+			},
+		},
 		Source: "builtin:providers/kubectl.yaml",
 	},
 	{
@@ -1006,6 +1120,16 @@ var builtinSpecs = []*spec.Spec{
 				Match: "auth delete",
 				Tier:  "ask",
 				Why:   "removes an auth profile that other shells may be using",
+			},
+		},
+		Overrides: []spec.Override{
+			{
+				Flags: []string{
+					"--environment",
+					"-env",
+				},
+				Match: "^(.+)$",
+				Why:   "it names the environment the call acts in",
 			},
 		},
 		Source: "builtin:providers/pac.yaml",

@@ -73,6 +73,10 @@ type chain struct {
 	// when hasParams is set.
 	params    []rules.Word
 	hasParams bool
+	// cleared and unset say what the wrappers removed from the environment the line does not
+	// show (env -i, sudo; env -u NAME).
+	cleared bool
+	unset   []string
 }
 
 type feed struct {
@@ -128,6 +132,7 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 	c := rules.Call{
 		Name: name, NameWord: nw, Env: convertEnv(cmd.s, ch.env), Dir: ch.dir, DirUnknown: ch.dirUnknown,
 		Src: src, Nested: cmd.s.nested, Start: nw.Pos, End: cmd.words[end-1].End, ArgsAppended: ch.appended,
+		EnvCleared: ch.cleared, Unset: ch.unset,
 	}
 	if ch.start >= 0 {
 		c.Start = ch.start
@@ -224,7 +229,7 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		case slices.Contains(k.keepEnv, opt):
 			keepEnv = true
 		case slices.Contains(k.emptyEnv, opt):
-			next.env = nil
+			next.env, next.cleared = nil, true
 		case slices.Contains(k.viaSh, opt):
 			noSh = true
 		case slices.Contains(k.argFile, opt):
@@ -237,6 +242,7 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		case val == nil: // the options below need their value
 		case slices.Contains(k.unsetEnv, opt):
 			next.env = removeName(next.env, val.Value)
+			next.unset = append(slices.Clip(next.unset), val.Value)
 		case slices.Contains(k.chdir, opt):
 			next.chdir(*val)
 		case slices.Contains(k.script, opt):
@@ -251,13 +257,13 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		return
 	}
 	if k.clearEnv && !keepEnv {
-		next.env = nil
+		next.env, next.cleared = nil, true
 	}
 	if k.dirUnknown {
 		next.dir, next.dirUnknown = "", true
 	}
 	if k.dashEmpty && st.lit(j) == "-" {
-		next.env = nil
+		next.env, next.cleared = nil, true
 		j++
 	}
 	switch {
