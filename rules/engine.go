@@ -236,7 +236,7 @@ func (e *engine) dynamic(c *Call) (trace, bool) {
 	}
 	// Under a policy that guards a CLI, a command that cannot be read may be any of them,
 	// whatever its text says (`$(printf %s a z) group list`). (A file tool has no command line.)
-	if len(e.in.Policy.Contexts) == 0 || c.NameWord.Value == "" || c.Src == "" {
+	if len(e.in.Policy.Contexts) == 0 || c.NameWord.Value == "" || c.Src == "" || c.Code {
 		return trace{}, false
 	}
 	t := trace{CallTrace: CallTrace{Argv: []string{text}, Via: c.Via, Kind: "unknown"}}

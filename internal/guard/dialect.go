@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -87,7 +88,8 @@ func (l *lazySelf) Match(path string, tree bool, into []string) (rules.Protectio
 		return pr, true
 	}
 	for _, f := range l.state() {
-		if path == f.Path || f.Tree && strings.HasPrefix(path, f.Path+string(filepath.Separator)) ||
+		into := slices.Contains(into, filepath.Base(f.Path)) && filepath.Dir(f.Path) == path
+		if path == f.Path || into || f.Tree && strings.HasPrefix(path, f.Path+string(filepath.Separator)) ||
 			tree && strings.HasPrefix(f.Path, path+string(filepath.Separator)) {
 			return rules.Protection{Rule: "state.write", What: fmt.Sprintf("the %s state %s", f.provider, f.Path), Ask: true}, true
 		}

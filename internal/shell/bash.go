@@ -145,6 +145,8 @@ type walker struct {
 	phOrig   []string
 	// funcCalls counts the calls of functions defined in the line that the walk followed.
 	funcCalls int
+	// files are the files the line wrote, so far in the walk (bash_file.go).
+	files map[string]fileState
 }
 
 // source is one text being walked: the line, or a string parsed again as a script.
@@ -534,7 +536,7 @@ type bashCommand struct {
 
 func (c *bashCommand) dialect() dialect { return bashDialect }
 func (c *bashCommand) name(w rules.Word) string {
-	if p, ok := c.sc.program(w); ok {
+	if p, ok := c.f.w.program(c.sc, w); ok {
 		return p
 	}
 	return commandName(w)

@@ -26,40 +26,43 @@ type fileState struct {
 
 // fileKey is the tracking key of a path the line names: relative to the line's directory.
 func (sc *scope) fileKey(v string) (string, bool) {
-	if sc.dirUnknown || v == "" || strings.HasPrefix(v, "~") {
+	if sc.dirUnknown || v == "" || strings.HasPrefix(v, "~") && !strings.HasPrefix(v, "~/") {
 		return "", false
 	}
-	if path.IsAbs(v) {
+	if path.IsAbs(v) || strings.HasPrefix(v, "~/") {
 		return path.Clean(v), true
 	}
 	return path.Join(sc.dir, v), true
 }
 
-func (sc *scope) file(w rules.Word) (fileState, bool) {
-	if !w.Literal {
-		return fileState{}, false
-	}
-	k, ok := sc.fileKey(w.Value)
+// The files are the walker's, not a scope's: a subshell or a pipeline element writes the same
+// file system.
+func (w *walker) file(sc *scope, wd rules.Word) (fileState, bool) {
+	k, ok := sc.wordKey(wd)
 	if !ok {
 		return fileState{}, false
 	}
-	fs, ok := sc.files[k]
+	fs, ok := w.files[k]
 	return fs, ok
 }
 
-func (sc *scope) setFile(w rules.Word, fs fileState) {
-	if !w.Literal {
-		return
-	}
-	k, ok := sc.fileKey(w.Value)
+func (w *walker) setFile(sc *scope, wd rules.Word, fs fileState) {
+	k, ok := sc.wordKey(wd)
 	if !ok {
 		return
 	}
-	sc.own()
-	if sc.files == nil {
-		sc.files = map[string]fileState{}
+	if w.files == nil {
+		w.files = map[string]fileState{}
 	}
-	sc.files[k] = fs
+	w.files[k] = fs
+}
+
+// wordKey is the tracking key of a path word: literal, or ~/… written plainly.
+func (sc *scope) wordKey(wd rules.Word) (string, bool) {
+	if !wd.Literal && !(strings.HasPrefix(wd.Value, "~/") && plainText(wd.Value[2:])) {
+		return "", false
+	}
+	return sc.fileKey(wd.Value)
 }
 
 func (sc *scope) setAlias(name, program string) {
@@ -72,15 +75,15 @@ func (sc *scope) setAlias(name, program string) {
 
 // program is the program a command word runs when the line made it another's: a name hashed
 // to another program's path, or a path the line copied or linked a program to.
-func (sc *scope) program(w rules.Word) (string, bool) {
-	if !w.Literal {
+func (w *walker) program(sc *scope, wd rules.Word) (string, bool) {
+	if !wd.Literal {
 		return "", false
 	}
-	if !strings.ContainsAny(w.Value, `/\`) {
-		p, ok := sc.names[w.Value]
+	if !strings.ContainsAny(wd.Value, `/\`) {
+		p, ok := sc.names[wd.Value]
 		return p, ok
 	}
-	fs, ok := sc.file(w)
+	fs, ok := w.file(sc, wd)
 	if ok && fs.program != "" {
 		return fs.program, true
 	}
@@ -88,25 +91,25 @@ func (sc *scope) program(w rules.Word) (string, bool) {
 }
 
 // through returns the path a write to w really changes: the target of a symlink the line made.
-func (sc *scope) through(w rules.Word) rules.Word {
+func (w *walker) through(sc *scope, wd rules.Word) rules.Word {
 	for range 8 {
-		fs, ok := sc.file(w)
+		fs, ok := w.file(sc, wd)
 		if !ok || fs.link == "" {
-			return w
+			return wd
 		}
 		t := fs.link
 		if !path.IsAbs(t) {
-			t = path.Join(path.Dir(w.Value), t)
+			t = path.Join(path.Dir(wd.Value), t)
 		}
-		w = rules.Word{Value: t, Literal: true, Pos: w.Pos, End: w.End}
+		wd = rules.Word{Value: t, Literal: true, Pos: wd.Pos, End: wd.End}
 	}
-	return w
+	return wd
 }
 
 // programOf returns the program a copy's source word names: a literal path (../bin/az), or the
 // lookup of a name (`$(command -v az)`, `$(which az)`, `$(type -P az)`).
 func (w *walker) programOf(f frame, sc *scope, src rules.Word, syn *syntax.Word) string {
-	if p, ok := sc.program(src); ok {
+	if p, ok := w.program(sc, src); ok {
 		return p
 	}
 	if src.Literal {
@@ -160,14 +163,14 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 			fs = fileState{content: b.text.String(), known: true}
 		} else if name == "cat" && len(words) == 2 {
 			// cat SRC > DST copies SRC.
-			if src, ok := sc.file(words[1]); ok {
+			if src, ok := w.file(sc, words[1]); ok {
 				fs = src
 			} else if p := w.programOf(f, sc, words[1], syn[1]); p != "" {
 				fs = fileState{program: p}
 			}
 		}
 		if appends(st, i) {
-			old, ok := sc.file(t)
+			old, ok := w.file(sc, t)
 			switch {
 			case fs.known && ok && old.known:
 				fs.content = old.content + fs.content
@@ -179,7 +182,7 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 		if t.Literal && strings.HasPrefix(t.Value, "/dev/") {
 			continue
 		}
-		sc.setFile(t, fs)
+		w.setFile(sc, t, fs)
 	}
 	ops := operands(words[1:])
 	switch name {
@@ -189,7 +192,7 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 			content, known = b.text.String(), true
 		}
 		for _, o := range ops {
-			old, ok := sc.file(o)
+			old, ok := w.file(sc, o)
 			fs := fileState{content: content, known: known}
 			if hasOpt(words[1:], "-a") {
 				if ok && old.known && known {
@@ -198,7 +201,7 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 					fs = fileState{}
 				}
 			}
-			sc.setFile(o, fs)
+			w.setFile(sc, o, fs)
 		}
 	case "cp", "install", "ln", "mv":
 		if len(ops) < 2 {
@@ -206,7 +209,7 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 		}
 		dst, src := ops[len(ops)-1], ops[0]
 		srcSyn := syn[1+indexOf(words[1:], src)]
-		fs, ok := sc.file(src)
+		fs, ok := w.file(sc, src)
 		switch {
 		case name == "ln" && hasOpt(words[1:], "-s"):
 			fs = fileState{link: src.Value}
@@ -222,17 +225,16 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 		default:
 			fs = fileState{}
 		}
-		sc.setFile(dst, fs)
+		w.setFile(sc, dst, fs)
 	case "git":
 		// git config alias.NAME '!command' makes `git NAME` run the command.
 		if len(ops) == 3 && ops[0].Value == "config" && strings.HasPrefix(ops[1].Value, "alias.") && allLiteral(ops) {
-			sc.setAlias("git "+strings.TrimPrefix(ops[1].Value, "alias."), ops[2].Value)
+			w.setFile(sc, rules.Word{Value: "~/.gitconfig alias." + strings.TrimPrefix(ops[1].Value, "alias."), Literal: true}, fileState{content: ops[2].Value, known: true})
 		}
 	case "rm":
 		for _, o := range ops {
-			if k, ok := sc.fileKey(o.Value); ok && o.Literal && sc.files != nil {
-				sc.own()
-				delete(sc.files, k)
+			if k, ok := sc.wordKey(o); ok {
+				delete(w.files, k)
 			}
 		}
 	}
@@ -257,14 +259,22 @@ func appends(st *syntax.Stmt, i int) bool {
 // operands are the words that are not options.
 func operands(ws []rules.Word) []rules.Word {
 	var out []rules.Word
+	skip := false
 	for i, w := range ws {
 		if w.Literal && w.Value == "--" {
 			return append(out, ws[i+1:]...)
 		}
 		if w.Literal && len(w.Value) > 1 && w.Value[0] == '-' {
-			if w.Value == "-m" || w.Value == "-t" || w.Value == "-o" || w.Value == "-g" {
-				return out // an option with a value: give up on the operands rather than misread them
+			switch w.Value {
+			case "-t", "--target-directory":
+				return nil // the destination is an option's value: give up rather than misread it
+			case "-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix":
+				skip = true
 			}
+			continue
+		}
+		if skip {
+			skip = false
 			continue
 		}
 		out = append(out, w)
@@ -294,7 +304,7 @@ func indexOf(ws []rules.Word, w rules.Word) int {
 // known is false when the line wrote the file by means whose result it does not show (then
 // running it is asked about); ok is false when the line did not write the file at all.
 func (w *walker) scriptFile(f frame, sc *scope, wd rules.Word) (s *source, known, ok bool) {
-	fs, ok := sc.file(wd)
+	fs, ok := w.file(sc, wd)
 	if !ok {
 		return nil, false, false
 	}
@@ -312,7 +322,7 @@ func (w *walker) runFile(f frame, sc *scope, bc *bashCommand, ch chain, call int
 	words := bc.cmd.words
 	name := bc.name(words[0])
 	read := func(wd rules.Word, label string) {
-		fs, ok := sc.file(wd)
+		fs, ok := w.file(sc, wd)
 		switch {
 		case !ok || fs.program != "" || fs.link != "":
 		case !fs.known:
@@ -365,7 +375,7 @@ func (w *walker) runFile(f frame, sc *scope, bc *bashCommand, ch chain, call int
 			if mf == "" {
 				continue
 			}
-			fs, ok := sc.file(rules.Word{Value: mf, Literal: true})
+			fs, ok := w.file(sc, rules.Word{Value: mf, Literal: true})
 			if !ok {
 				continue
 			}
@@ -419,9 +429,9 @@ func (w *walker) gitAlias(f frame, sc *scope, words []rules.Word, ch chain, call
 	sub := words[i].Value
 	a, ok := aliases[sub]
 	if !ok {
-		var v string
-		if v, ok = sc.names["git "+sub]; ok {
-			a = rules.Word{Value: v, Literal: true}
+		var fs fileState
+		if fs, ok = w.file(sc, rules.Word{Value: "~/.gitconfig alias." + sub, Literal: true}); ok {
+			a = rules.Word{Value: fs.content, Literal: true}
 		}
 	}
 	switch {

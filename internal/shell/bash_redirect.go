@@ -27,11 +27,11 @@ func (w *walker) writes(f frame, sc *scope, rs []*syntax.Redirect) []rules.Word 
 		}
 		wd := f.word(r.Word, false)
 		if !wd.Literal {
-			if v, ok := w.value(f, sc, r.Word); ok {
-				wd.Value, wd.Literal = v, true
+			if v, ok := w.path(f, sc, r.Word); ok {
+				wd.Value, wd.Literal = v.Value, v.Literal
 			}
 		}
-		out = append(out, sc.through(wd))
+		out = append(out, w.through(sc, wd))
 	}
 	return out
 }

@@ -386,7 +386,8 @@ var parseCases = []parseCase{
 	{"printf not piped", `printf '%s' 'az group delete'`, []string{`printf %s "az group delete"`}},
 	{"echo piped to file", `echo 'az x' | tee f`, []string{`echo "az x"`, `tee f`}},
 	{"single-quoted substitution", `echo '$(az x)'`, []string{`echo "$(az x)"`}},
-	{"python -c", `python -c "import os; os.system('az group delete')"`, []string{`python -c "import os; os.system('az group delete')"`}},
+	{"python -c", `python -c "import os; os.system('az group delete')"`, []string{`python -c "import os; os.system('az group delete')"`, `?"import os; os.system('az group delete')" ?"import os; os.system('az group delete')" via=python code nested`}},
+	{"python -c that prints", `python3 -c 'print("az group delete")'`, []string{`python3 -c "print(\"az group delete\")"`}},
 }
 
 func TestParse(t *testing.T) {

@@ -91,6 +91,9 @@ type knownEnv struct {
 	sc      *scope
 	unknown bool
 	gets    int
+	// tildeHome makes $HOME expand to ~, for a path: the rules resolve ~ to the home directory
+	// the hook runs with, which is the shell's.
+	tildeHome bool
 }
 
 func (e *knownEnv) Get(name string) expand.Variable {
@@ -101,6 +104,13 @@ func (e *knownEnv) Get(name string) expand.Variable {
 		if e.gets <= 2 {
 			// expand reads IFS and then PWD (for globbing, refused anyway) before any word.
 			return expand.Variable{}
+		}
+	case "HOME":
+		if vr, ok := v.vars[name]; ok {
+			return vr
+		}
+		if e.tildeHome {
+			return stringVar("~")
 		}
 	case "IFS":
 		if vr, ok := v.vars[name]; ok {
@@ -213,6 +223,25 @@ func (w *walker) value(f frame, sc *scope, wd *syntax.Word) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// path expands a word that names a file (a redirection's target): like value, and else with
+// $HOME standing for ~ ("$HOME/.kube/config" is ~/.kube/config), which comes back not literal,
+// as a ~ path does.
+func (w *walker) path(f frame, sc *scope, wd *syntax.Word) (rules.Word, bool) {
+	if v, ok := w.value(f, sc, wd); ok {
+		return rules.Word{Value: v, Literal: true}, true
+	}
+	if sc == nil || !f.known(wd) || hasGlob(wd) {
+		return rules.Word{}, false
+	}
+	cfg, env := w.expander(f, sc)
+	env.tildeHome = true
+	v, err := expand.Literal(cfg, wd)
+	if err != nil || env.unknown || !strings.HasPrefix(v, "~/") || !plainText(v[2:]) {
+		return rules.Word{}, false
+	}
+	return rules.Word{Value: v}, true
 }
 
 // part expands one part of a word on its own (a parameter expansion inside a string that a

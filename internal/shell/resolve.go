@@ -2,6 +2,7 @@ package shell
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -203,6 +204,9 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		return
 	case runsFirst:
 		w.first(st, k)
+		return
+	case runsCode:
+		w.code(st, k)
 		return
 	case runsOpaque:
 		if !k.blocks || slices.ContainsFunc(cmd.words[st.a:end], func(wd rules.Word) bool {
@@ -719,4 +723,46 @@ func scriptName(w rules.Word) string {
 		return w.Value
 	}
 	return "<(…)"
+}
+
+// code follows an interpreter's literal program: the files it opens for writing are the
+// interpreter call's Writes, and a program that starts a process is reported as a call whose
+// non-literal command word is the program, which the engine asks about when it names a guarded
+// CLI. What the program computes at run time (a name built from pieces) is not seen.
+func (w *walker) code(st *site, k *wrapper) {
+	cmd := st.cmd
+	text, at, found := "", -1, false
+	j := scanOpts(cmd.words, st.a, st.end, k.opts, false, func(opt string, val *rules.Word, i int) {
+		if slices.Contains(k.code, opt) && val != nil && !found {
+			text, at, found = val.Value, i, val.Literal
+		}
+	})
+	switch {
+	case found:
+	case k.codeFirst && j < st.end:
+		text, at, found = cmd.words[j].Value, j, cmd.words[j].Literal
+	case !k.codeFirst && (j >= st.end || st.lit(j) == "-") && st.ch.stdin:
+		if s, _ := cmd.stdin(); s != nil && len(s.phs) == 0 {
+			text, found = s.text, true
+		}
+	}
+	if !found || text == "" {
+		return
+	}
+	if k.writes != "" {
+		span := rules.Word{Pos: w.calls[st.call].Start, End: w.calls[st.call].End}
+		if at >= 0 {
+			span = cmd.words[at]
+		}
+		for _, m := range regexp.MustCompile(k.writes).FindAllStringSubmatch(text, -1) {
+			w.calls[st.call].Writes = append(w.calls[st.call].Writes, rules.Word{Value: m[1], Literal: true, Pos: span.Pos, End: span.End})
+		}
+	}
+	if k.spawn != "" && regexp.MustCompile(k.spawn).MatchString(text) {
+		s := cmd.s.child(text)
+		c := w.calls[st.call]
+		code := rules.Word{Value: text, Pos: 0, End: len(text)}
+		w.calls = append(w.calls, rules.Call{NameWord: code, Args: []rules.Word{code}, Env: c.Env, Dir: c.Dir, DirUnknown: c.DirUnknown,
+			Via: appendVia(c.Via, st.name+" code"), Src: s.src, Nested: true, End: len(text), Code: true})
+	}
 }

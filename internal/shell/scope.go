@@ -24,8 +24,7 @@ type scope struct {
 	owned      bool
 	vals       values // what the line shows of its variables (bash_value.go)
 	funcs      map[string]funcDef
-	files      map[string]fileState // files the line wrote (bash_file.go)
-	names      map[string]string    // names that run another program (hash -p), git aliases
+	names      map[string]string // names that run another program (hash -p)
 }
 
 // envEntry is an assignment and the text its positions refer to.
@@ -44,7 +43,7 @@ func (sc *scope) own() {
 	if !sc.owned {
 		sc.env, sc.vars, sc.exported = slices.Clone(sc.env), slices.Clone(sc.vars), slices.Clone(sc.exported)
 		sc.vals = sc.vals.clone()
-		sc.funcs, sc.files, sc.names = maps.Clone(sc.funcs), maps.Clone(sc.files), maps.Clone(sc.names)
+		sc.funcs, sc.names = maps.Clone(sc.funcs), maps.Clone(sc.names)
 		sc.owned = true
 	}
 }

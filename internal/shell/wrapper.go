@@ -48,6 +48,15 @@ type wrapper struct {
 	shell       *shellGrammar
 	blocks      bool      // runsOpaque: it runs script blocks, which are read where they stand
 	state       stateKind // for runsState
+
+	// runsCode: an interpreter. code lists the options whose value is its program (python -c),
+	// codeFirst makes the first operand the program (awk); without either, a program read from
+	// stdin (python3 -, a here-document) counts. spawn matches the calls of its language that
+	// start a process, writes the files its code opens for writing (its first group).
+	code      []string
+	codeFirst bool
+	spawn     string
+	writes    string
 }
 
 // runs says where a wrapper finds what it runs.
@@ -65,6 +74,7 @@ const (
 	runsState                // it changes the state of the shell it runs in (cd, unset, set)
 	runsSource               // it reads a script file into this shell: read when the line shows it
 	runsNothing              // only its script options run something (su, script)
+	runsCode                 // an interpreter: see wrapper.code
 )
 
 // stateKind is the shell state a builtin changes.
@@ -188,7 +198,25 @@ var wrappers = []wrapper{
 	{names: []string{"direnv"}, in: anyDialect, skip: 2},
 	{names: []string{"sops"}, in: anyDialect, runs: runsJoined, skip: 2, opts: opts{long: []string{"--config", "--output", "--input-type", "--output-type"}}},
 	// doppler run --command 'COMMAND' (or -- COMMAND).
-	{names: []string{"doppler"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"--command"}},
+	{names: []string{"doppler"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"--command"}, opts: opts{long: []string{"--command"}}},
+	// Interpreters whose literal code starts a process that names a guarded CLI are asked about
+	// (the engine knows the names); code that only prints or stores text is left alone.
+	{names: []string{"python", "python3", "python2", "pypy3"}, in: anyDialect, runs: runsCode, code: []string{"-c"},
+		opts: opts{val: "cmWXQ"}, spawn: `subprocess|\bos\.(system|popen|exec|spawn|posix_spawn)|\bpty\.spawn|\bcommands\.`,
+		writes: `open\(\s*['"]([^'"]+)['"]\s*,\s*['"][^'"]*[wax+]`},
+	{names: []string{"node", "nodejs", "bun", "deno"}, in: anyDialect, runs: runsCode, code: []string{"-e", "--eval", "-p", "--print"},
+		opts:   opts{val: "er", long: []string{"--eval", "--print", "--require", "--import"}},
+		spawn:  `child_process|\b(execSync|spawnSync|execFileSync|execFile|exec|spawn|fork)\s*\(|Bun\.spawn|Deno\.(run|Command)`,
+		writes: `writeFileSync\(\s*['"]([^'"]+)['"]`},
+	{names: []string{"perl"}, in: anyDialect, runs: runsCode, code: []string{"-e", "-E"}, opts: opts{val: "eEIMmx"},
+		spawn: `\b(system|exec)\b|\bqx|open\s*\(?[^;]*\||` + "`", writes: `open\s*\(?[^,;]*,\s*['"]>>?['"]?\s*,?\s*['"]([^'"]+)['"]`},
+	{names: []string{"ruby"}, in: anyDialect, runs: runsCode, code: []string{"-e"}, opts: opts{val: "erI"},
+		spawn: `\b(system|exec|spawn)\b|%x|IO\.popen|Open3|` + "`"},
+	{names: []string{"php"}, in: anyDialect, runs: runsCode, code: []string{"-r"}, opts: opts{val: "rcdf"},
+		spawn: `\b(system|exec|shell_exec|passthru|proc_open|popen)\s*\(|` + "`"},
+	{names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, in: anyDialect, runs: runsCode, codeFirst: true,
+		opts:  opts{val: "vFf", long: []string{"--assign", "--field-separator", "--file"}},
+		spawn: `\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|`, writes: `>>?\s*"([^"]+)"`},
 	{names: []string{"cd"}, in: anyDialect, runs: runsState, state: stateCd},
 	{names: []string{"set-location", "sl", "chdir"}, in: psDialect, runs: runsState, state: stateCd},
 	{names: []string{"pushd"}, in: anyDialect, runs: runsState, state: statePushd},
