@@ -514,7 +514,9 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 	w.resolve(cmd, 0, len(cmd.words), ch)
 	writes := w.writes(f, sc, st.Redirs)
 	if first < len(w.calls) {
-		w.calls[first].Writes = writes
+		// (An interpreter's code may have named files it writes already.)
+		w.calls[first].Writes = append(writes, w.calls[first].Writes...)
+		writes = w.calls[first].Writes
 	}
 	w.builtin(f, sc, cmd, st)
 	w.runFile(f, sc, bc, ch, first)

@@ -1,7 +1,10 @@
 package shell
 
 import (
+	"encoding/json"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
@@ -388,6 +391,45 @@ func (w *walker) runFile(f frame, sc *scope, bc *bashCommand, ch chain, call int
 		}
 	case name == "git":
 		w.gitAlias(f, sc, words, ch, call)
+		// A hook the line wrote runs on the git command that triggers it.
+		hooks, _ := sc.fileKey(".git/hooks")
+		for _, k := range slices.Sorted(maps.Keys(w.files)) {
+			if strings.HasPrefix(k, hooks+"/") {
+				read(rules.Word{Value: k, Literal: true}, "git hook "+path.Base(k))
+			}
+		}
+	case name == "npm" || name == "yarn" || name == "pnpm":
+		w.npmScript(f, sc, words, ch, call)
+	}
+}
+
+// npmScript reads `npm run NAME` from a package.json the line wrote.
+func (w *walker) npmScript(f frame, sc *scope, words []rules.Word, ch chain, call int) {
+	var ops []string
+	for _, wd := range words[1:] {
+		if !wd.Literal {
+			return
+		}
+		if !strings.HasPrefix(wd.Value, "-") {
+			ops = append(ops, wd.Value)
+		}
+	}
+	if len(ops) < 2 || ops[0] != "run" && ops[0] != "run-script" {
+		return
+	}
+	fs, ok := w.file(sc, rules.Word{Value: "package.json", Literal: true})
+	if !ok {
+		return
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if !fs.known || json.Unmarshal([]byte(fs.content), &pkg) != nil {
+		w.unknownScript(call, "npm run")
+		return
+	}
+	if script, ok := pkg.Scripts[ops[1]]; ok {
+		w.readScript(bashDialect, f.s.child(script), "npm run "+ops[1], ch, nil, f.depth)
 	}
 }
 

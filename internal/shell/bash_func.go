@@ -109,6 +109,13 @@ func (w *walker) builtin(f frame, sc *scope, cmd *command, st *syntax.Stmt) {
 				return
 			}
 		}
+	case "alias":
+		// alias NAME=WORD: NAME runs WORD (where aliases are expanded at all).
+		for _, a := range args {
+			if n, v, ok := strings.Cut(a.Value, "="); ok && a.Literal && isName(n) && v != "" && !strings.ContainsAny(v, " \t;|&") {
+				sc.setAlias(n, commandName(rules.Word{Value: v, Literal: true}))
+			}
+		}
 	case "hash":
 		// hash -p PATH NAME makes NAME run PATH.
 		if len(args) == 3 && args[0].Literal && args[0].Value == "-p" && args[1].Literal && args[2].Literal {

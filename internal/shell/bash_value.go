@@ -363,7 +363,7 @@ func indexKey(f frame, sc *scope, w *walker, idx syntax.ArithmExpr) (string, boo
 
 // knownName reports whether a variable name in text s is written out (not a placeholder).
 func (s *source) knownName(l *syntax.Lit) bool {
-	return !s.hasPH(int(l.Pos().Offset()), int(l.End().Offset()))
+	return l != nil && !s.hasPH(int(l.Pos().Offset()), int(l.End().Offset()))
 }
 
 // literalWords expands a simple command's words with what the scope knows: a word that is not

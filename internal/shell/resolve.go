@@ -732,9 +732,13 @@ func scriptName(w rules.Word) string {
 func (w *walker) code(st *site, k *wrapper) {
 	cmd := st.cmd
 	text, at, found := "", -1, false
+	var given []string // the other options' values (awk -v c=az): the code may use them
 	j := scanOpts(cmd.words, st.a, st.end, k.opts, false, func(opt string, val *rules.Word, i int) {
-		if slices.Contains(k.code, opt) && val != nil && !found {
+		switch {
+		case slices.Contains(k.code, opt) && val != nil && !found:
 			text, at, found = val.Value, i, val.Literal
+		case val != nil:
+			given = append(given, val.Value)
 		}
 	})
 	switch {
@@ -759,6 +763,9 @@ func (w *walker) code(st *site, k *wrapper) {
 		}
 	}
 	if k.spawn != "" && regexp.MustCompile(k.spawn).MatchString(text) {
+		if len(given) > 0 {
+			text += "\n" + strings.Join(given, " ")
+		}
 		s := cmd.s.child(text)
 		c := w.calls[st.call]
 		code := rules.Word{Value: text, Pos: 0, End: len(text)}

@@ -202,7 +202,7 @@ var wrappers = []wrapper{
 	// Interpreters whose literal code starts a process that names a guarded CLI are asked about
 	// (the engine knows the names); code that only prints or stores text is left alone.
 	{names: []string{"python", "python3", "python2", "pypy3"}, in: anyDialect, runs: runsCode, code: []string{"-c"},
-		opts: opts{val: "cmWXQ"}, spawn: `subprocess|\bos\.(system|popen|exec|spawn|posix_spawn)|\bpty\.spawn|\bcommands\.`,
+		opts: opts{val: "cmWXQ"}, spawn: `subprocess|os\.(system|popen|exec|spawn|posix_spawn)|pty\.spawn|\bcommands\.`,
 		writes: `open\(\s*['"]([^'"]+)['"]\s*,\s*['"][^'"]*[wax+]`},
 	{names: []string{"node", "nodejs", "bun", "deno"}, in: anyDialect, runs: runsCode, code: []string{"-e", "--eval", "-p", "--print"},
 		opts:   opts{val: "er", long: []string{"--eval", "--print", "--require", "--import"}},
