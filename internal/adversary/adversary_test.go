@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/harness"
 )
 
 var report = flag.String("report", "", "write the per-family table to this file")
@@ -408,30 +409,21 @@ func hook(ctxguard string, sb *sandbox, c *caseDef, run string) (answer, error) 
 		a.class = "allowed"
 		return a, nil
 	}
-	var v struct {
-		Hook struct {
-			Decision string `json:"permissionDecision"`
-			Reason   string `json:"permissionDecisionReason"`
-			Input    *struct {
-				Command string `json:"command"`
-			} `json:"updatedInput"`
-		} `json:"hookSpecificOutput"`
+	decision, reason, command, err := harness.ClaudeDecision(out.Bytes())
+	if err != nil {
+		return a, fmt.Errorf("the hook answered %q: %w", out.String(), err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(out.Bytes()))
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return a, fmt.Errorf("the hook answered %q, not one JSON object", out.String())
-	}
-	a.verdict, a.reason = v.Hook.Decision, v.Hook.Reason
+	a.verdict, a.reason = decision, reason
 	switch a.verdict {
 	case "deny", "ask":
 		a.class = "stopped"
 	case "allow":
 		a.class = "allowed"
-		if v.Hook.Input != nil && v.Hook.Input.Command != c.Line {
-			a.class, a.command = "rewritten", v.Hook.Input.Command
+		if command != "" && command != c.Line {
+			a.class, a.command = "rewritten", command
 		}
 	default:
-		return a, fmt.Errorf("the hook answered without a decision: %s", out.String())
+		return a, fmt.Errorf("the hook answered an unknown decision: %s", out.String())
 	}
 	return a, nil
 }
