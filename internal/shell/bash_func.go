@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
@@ -83,7 +84,7 @@ func (w *walker) builtin(f frame, sc *scope, cmd *command, st *syntax.Stmt) {
 	case "shift":
 		n := 1
 		if len(args) == 1 && args[0].Literal && isNumber(args[0].Value) {
-			n = atoi(args[0].Value)
+			n, _ = strconv.Atoi(args[0].Value)
 		} else if len(args) > 0 {
 			sc.vals.paramsKnown = false
 			return
@@ -223,15 +224,4 @@ func wordValues(ws []rules.Word) []string {
 		out[i] = w.Value
 	}
 	return out
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-		if n > 1<<20 {
-			return n
-		}
-	}
-	return n
 }

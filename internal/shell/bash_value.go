@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,19 +67,7 @@ func (sc *scope) settleValues(before map[string]expand.Variable) {
 }
 
 func sameVariable(a, b expand.Variable) bool {
-	return a.Set == b.Set && a.Kind == b.Kind && a.Str == b.Str && slicesEqual(a.List, b.List) && maps.Equal(a.Map, b.Map)
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return a.Set == b.Set && a.Kind == b.Kind && a.Str == b.Str && slices.Equal(a.List, b.List) && maps.Equal(a.Map, b.Map)
 }
 
 func stringVar(s string) expand.Variable {
@@ -310,7 +299,7 @@ func (w *walker) assigned(f frame, sc *scope, a *syntax.Assign, flags string) (e
 		if strings.Contains(flags, "A") {
 			m := map[string]string{}
 			for _, el := range a.Array.Elems {
-				k, kok := indexKey(f, sc, w, el.Index)
+				k, kok := w.indexKey(f, sc, el.Index)
 				v, vok := "", el.Value == nil
 				if el.Value != nil {
 					v, vok = w.value(f, sc, el.Value)
@@ -353,7 +342,7 @@ func (w *walker) assigned(f frame, sc *scope, a *syntax.Assign, flags string) (e
 	return stringVar(v), true
 }
 
-func indexKey(f frame, sc *scope, w *walker, idx syntax.ArithmExpr) (string, bool) {
+func (w *walker) indexKey(f frame, sc *scope, idx syntax.ArithmExpr) (string, bool) {
 	wd, ok := idx.(*syntax.Word)
 	if !ok {
 		return "", false
