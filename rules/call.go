@@ -15,6 +15,14 @@ type Call struct {
 	// Env holds the environment the call gets from the line: `VAR=x` prefixes, `env VAR=x`
 	// wrappers, and variables exported earlier in the same shell scope, later ones last.
 	Env []Assign
+	// Code is set for an interpreter's literal program that starts a process (python -c
+	// 'subprocess.run([...])'): NameWord is the program, and it is asked about when its text
+	// names a guarded CLI.
+	Code bool
+	// EnvCleared is set when the call starts from an empty environment (env -i, sudo): only Env
+	// applies to it. Unset lists variables removed from its environment (env -u NAME).
+	EnvCleared bool
+	Unset      []string
 	// Dir is the working directory relative to the line's own (after `cd DIR &&`, `pushd`), or
 	// "" when the line did not change it. DirUnknown is set when a `cd` target was not literal.
 	Dir        string

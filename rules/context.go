@@ -33,6 +33,7 @@ type effective struct {
 // input builds the provider runtime's view of a call: its environment (the line's assignments
 // over the hook's), its working directory, and its flags.
 func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) spec.Input {
+	dir := e.dir(p, c, a)
 	return spec.Input{
 		Env: func(k string) (string, bool) {
 			for i := len(c.Env) - 1; i >= 0; i-- {
@@ -40,13 +41,13 @@ func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) sp
 					return c.Env[i].Value.Value, true
 				}
 			}
-			if e.in.Env == nil {
+			if e.in.Env == nil || c.EnvCleared || slices.Contains(c.Unset, k) {
 				return "", false
 			}
 			return e.in.Env(k)
 		},
-		Dir:  e.dir(p, c, a),
-		Home: e.in.Home,
+		Dir:  dir,
+		Home: e.home(c, dir),
 		OS:   e.in.OS,
 		Flag: func(names []string) (string, bool) {
 			w, ok := own(p, a).flag(names)
@@ -94,6 +95,10 @@ func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 // uncertain reports whether a value the provider's state depends on is not literal: a
 // variable set on the call, or a flag the read steps take.
 func uncertain(p *spec.Spec, c *Call, a argv) bool {
+	// The state under ~ is then not the hook's, and not known.
+	if w, ok := lineEnv(c, "HOME"); ok && (!w.Literal || w.Value == "") || !ok && c.EnvCleared {
+		return true
+	}
 	for _, st := range p.Context.Read {
 		for _, as := range c.Env {
 			if !as.Value.Literal && st.Mentions(as.Name) {
@@ -107,6 +112,25 @@ func uncertain(p *spec.Spec, c *Call, a argv) bool {
 		}
 	}
 	return false
+}
+
+// home is the home directory the call's state paths start from: a HOME set on the call (gh and
+// pac read their files under it, and a line can point it elsewhere), else the hook's. It is ""
+// when the call clears its environment or sets HOME to something not literal: see uncertain.
+func (e *engine) home(c *Call, dir string) string {
+	if w, ok := lineEnv(c, "HOME"); ok {
+		switch {
+		case !w.Literal || w.Value == "":
+			return ""
+		case filepath.IsAbs(w.Value) || dir == "":
+			return w.Value
+		}
+		return filepath.Join(dir, w.Value)
+	}
+	if c.EnvCleared {
+		return ""
+	}
+	return e.in.Home
 }
 
 // resolve reads the active context from the state, with vars forced by a switch.

@@ -72,7 +72,13 @@ func Evaluate(in Input) Result {
 	for i := range in.Calls {
 		for _, t := range e.call(&in.Calls[i]) {
 			res.Calls = append(res.Calls, t.CallTrace)
-			res.Edits = append(res.Edits, t.edits...)
+			for _, ed := range t.edits {
+				// A function's body is a call of its own at each call of the function: the
+				// same place in the line, bound once.
+				if !slices.Contains(res.Edits, ed) {
+					res.Edits = append(res.Edits, ed)
+				}
+			}
 		}
 	}
 	res.Switches = e.switches
@@ -155,7 +161,11 @@ func (e *engine) call(c *Call) []trace {
 		}
 		return out
 	}
-	a := argv{words: c.Args, valueFlags: p.ValueFlags}
+	args := c.Args
+	if p.Prefix {
+		args = unabbreviate(p, args)
+	}
+	a := argv{words: args, valueFlags: p.ValueFlags}
 	path := a.path()
 	t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: values(c), Via: c.Via}}
 	cp := e.policyFor(p)
@@ -181,6 +191,10 @@ func (e *engine) call(c *Call) []trace {
 		}
 		e.checkContext(&t, p, cp, c, a, path)
 	}
+	if t.Kind != KindExempt {
+		e.overrides(&t, p, cp, c, a, path)
+	}
+	e.redefines(&t, p, cp, c, a, path)
 	e.destructive(&t, p, c, a, path)
 	e.userRules(&t, c, a, path)
 	return append(out, t)
@@ -220,7 +234,16 @@ func (e *engine) dynamic(c *Call) (trace, bool) {
 			return t, true
 		}
 	}
-	return trace{}, false
+	// Under a policy that guards a CLI, a command that cannot be read may be any of them,
+	// whatever its text says (`$(printf %s a z) group list`). (A file tool has no command line.)
+	if len(e.in.Policy.Contexts) == 0 || c.NameWord.Value == "" || c.Src == "" || c.Code {
+		return trace{}, false
+	}
+	t := trace{CallTrace: CallTrace{Argv: []string{text}, Via: c.Via, Kind: "unknown"}}
+	t.decide(VerdictAsk, "parse.dynamic-command",
+		fmt.Sprintf("[ctxguard/parse.dynamic-command] the command word %s is not literal, so ctxguard cannot tell what it runs or in which context — write the command out so it can be checked",
+			c.NameWord.Value))
+	return t, true
 }
 
 // Words splits a non-literal command word into the lower-case words it mentions, any of which

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,14 @@ type Writer struct {
 	Paths []string `json:"paths,omitempty"`
 	// Fold makes flag names case-insensitive (PowerShell parameters).
 	Fold bool `json:"fold,omitempty"`
+	// Sub makes the entry apply only to that subcommand (git rm): the command's first operand,
+	// which is then not a file.
+	Sub string `json:"sub,omitempty"`
+	// Keys lists operands written KEY=PATH whose PATH is written (dd of=PATH).
+	Keys []string `json:"keys,omitempty"`
+	// Unnamed is set for a command that writes files its arguments do not name (git apply, patch
+	// from stdin, git reset --hard): it is asked about when its directory holds a protected file.
+	Unnamed bool `json:"unnamed,omitempty"`
 }
 
 // Operands says which positional arguments of a [Writer] are written.
@@ -64,6 +73,9 @@ type Protection struct {
 	Rule string
 	// What describes the file ("the project policy /repo/.ctxguard.yaml").
 	What string
+	// Ask is set for a CLI's state file (a kubeconfig, gh's hosts.yml): editing it moves the
+	// shared context past every switch rule, but a human may mean it, so it is asked about.
+	Ask bool
 }
 
 // selfReason is what an agent is told; it must say that the way forward is a human, so that it
@@ -82,25 +94,81 @@ func (e *engine) protect(c *Call) (trace, bool) {
 	for _, w := range c.Writes {
 		e.checkWrite(&t, c, w, false, nil)
 	}
-	if wr := e.writer(c.Name); wr != nil {
-		for _, tg := range targets(wr, c.Args) {
+	for _, wr := range e.writers(c) {
+		args := c.Args
+		if wr.Sub != "" {
+			args = withoutSub(args, wr.Sub)
+		}
+		if wr.Unnamed {
+			if !required(wr, args) || wr.Operands == OperandsFirst && firstOperand(args) != "" {
+				continue
+			}
+			if p, ok := e.absolute(c, Word{Value: ".", Literal: true}); ok {
+				if pr, hit := e.in.Self.Match(p, true, nil); hit && !pr.Ask {
+					t.Matched = append(t.Matched, p)
+					t.decide(VerdictAsk, "self.unnamed-write", fmt.Sprintf("[ctxguard/self.unnamed-write] %s writes files it does not name, in a directory that holds %s; %s",
+						describeCall(c), pr.What, selfReason))
+				}
+			}
+			continue
+		}
+		for _, tg := range targets(wr, args) {
 			e.checkWrite(&t, c, tg.word, wr.Trees, tg.into)
 		}
 	}
 	return t, t.Verdict > VerdictAllow
 }
 
-func (e *engine) writer(name string) *Writer {
-	if name == "" {
+// writers are the entries for a call's command (and subcommand).
+func (e *engine) writers(c *Call) []*Writer {
+	if c.Name == "" {
 		return nil
 	}
+	var out []*Writer
 	for i := range e.in.Writers {
 		w := &e.in.Writers[i]
-		if w.Command == name || w.Fold && strings.EqualFold(w.Command, name) {
-			return w
+		if w.Command != c.Name && !(w.Fold && strings.EqualFold(w.Command, c.Name)) {
+			continue
+		}
+		if w.Sub != "" && firstOperand(c.Args) != w.Sub {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// firstOperand is the first word that is not an option (git's subcommand; `git -C dir rm` is
+// not followed).
+func firstOperand(args []Word) string {
+	for _, a := range args {
+		if !isFlag(a) {
+			return a.Value
 		}
 	}
-	return nil
+	return ""
+}
+
+func withoutSub(args []Word, sub string) []Word {
+	for i, a := range args {
+		if !isFlag(a) && a.Value == sub {
+			return append(slices.Clip(args[:i]), args[i+1:]...)
+		}
+	}
+	return args
+}
+
+// required reports whether the call has one of the writer's required flags, if it has any.
+func required(wr *Writer, args []Word) bool {
+	if len(wr.Requires) == 0 {
+		return true
+	}
+	for _, a := range args {
+		if isFlag(a) && hasFlag(wr.Requires, flagName(a.Value), wr.Fold) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkWrite decides one written path.
@@ -119,6 +187,11 @@ func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string)
 		return
 	}
 	t.Matched = append(t.Matched, p)
+	if pr.Ask {
+		t.decide(VerdictAsk, pr.Rule, fmt.Sprintf("[ctxguard/%s] %s would change %s, which moves the shared context of every session past the switch rules — a human decides; to change the context, use the CLI's own switch command",
+			pr.Rule, describeCall(c), pr.What))
+		return
+	}
 	t.decide(VerdictDeny, pr.Rule, fmt.Sprintf("[ctxguard/%s] %s would change %s; %s", pr.Rule, describeCall(c), pr.What, selfReason))
 }
 
@@ -137,7 +210,8 @@ func describeCall(c *Call) string {
 // time (a variable, a glob, a directory ctxguard lost track of) is not resolved.
 func (e *engine) absolute(c *Call, w Word) (string, bool) {
 	v := w.Value
-	if !w.Literal {
+	// PowerShell expands a leading ~ in a path argument too.
+	if !w.Literal || e.in.Shell == ShellPowerShell && (v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, `~\`)) {
 		// The shell expands a leading ~ to the home directory; nothing else is static.
 		rest, ok := strings.CutPrefix(v, "~")
 		if !ok || rest != "" && rest[0] != '/' && rest[0] != '\\' || strings.ContainsAny(rest, "$`\"'*?[{~") || e.in.Home == "" {
@@ -185,6 +259,10 @@ func targets(wr *Writer, args []Word) []target {
 		if a.Literal && a.Value == "--" {
 			ops = append(ops, args[i+1:]...)
 			break
+		}
+		if k, v, ok := strings.Cut(a.Value, "="); ok && slices.Contains(wr.Keys, k) {
+			paths = append(paths, Word{Value: v, Literal: a.Literal, Pos: a.Pos, End: a.End})
+			continue
 		}
 		if !isFlag(a) {
 			ops = append(ops, a)

@@ -18,6 +18,11 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 	if sw.Unknown || !known {
 		e.carry(Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope})
 		t.Context = &ContextTrace{Source: OriginUnknown}
+		if cp != nil && sw.Asks {
+			// It moves the shared context of every session to one nobody can check first.
+			t.decide(VerdictAsk, id+".switch-unknown", fmt.Sprintf("[ctxguard/%s.switch-unknown] `%s` switches the shared %s %s to one ctxguard cannot know beforehand — a human decides; to switch to an allowed %s, name it%s",
+				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, before.known)))
+		}
 		return
 	}
 	if !w.Literal {

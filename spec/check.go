@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -64,6 +65,33 @@ func (c *checker) spec(s *Spec) {
 	}
 	for i, f := range s.DirFlags {
 		c.flag(at("dir_flags", i), f)
+	}
+	for i, o := range s.Options {
+		c.flag(at("options", i), o)
+	}
+	for i, o := range s.Overrides {
+		if len(o.Flags) == 0 && len(o.Env) == 0 {
+			c.add(at("overrides", i), "an override needs flags or env")
+		}
+		for j, f := range o.Flags {
+			c.flag(at(at("overrides", i)+".flags", j), f)
+		}
+		for j, e := range o.Env {
+			if !validVar(e) {
+				c.add(at(at("overrides", i)+".env", j), "env %q is not a variable name", e)
+			}
+		}
+		if _, err := regexp.Compile(o.Match); err != nil {
+			c.add(at("overrides", i)+".match", "match: %v", err)
+		}
+	}
+	for i, r := range s.Redefine {
+		if r.Command == "" {
+			c.add(at("redefine", i), "redefine needs a command")
+		}
+		if _, err := regexp.Compile(r.Match); err != nil {
+			c.add(at("redefine", i)+".match", "match: %v", err)
+		}
 	}
 	c.context(&s.Context)
 	if b := s.Bind; b != nil {

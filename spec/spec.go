@@ -44,6 +44,21 @@ type Spec struct {
 	Exempt []string `yaml:"exempt"`
 	// Destructive lists command patterns that need a human (ask) or are refused (deny).
 	Destructive []Destructive `yaml:"destructive"`
+	// Overrides are flags and variables that replace the context for one call without being the
+	// binding (gh GH_TOKEN, kubectl --server, az --ids /subscriptions/<id>/…): each is checked
+	// like a binding.
+	Overrides []Override `yaml:"overrides"`
+	// Redefine lists subcommands that change what a context name means rather than which one
+	// is current (kubectl config set-context dev --cluster=prod): redefining an allowed context
+	// is asked about.
+	Redefine []Redefine `yaml:"redefine"`
+	// Prefix says the CLI accepts any unique prefix of a long option (Python's argparse: az's
+	// --subs is --subscription). Long options are then normalised against the flags this spec
+	// names and Options before bindings, switches and patterns are matched.
+	Prefix bool `yaml:"prefix"`
+	// Options are the CLI's other long options, for Prefix: a prefix is expanded only when it
+	// names exactly one known option.
+	Options []string `yaml:"options"`
 
 	// Source names where the spec came from ("builtin:providers/az.yaml", a file path); set by
 	// the loader, used in explanations.
@@ -201,6 +216,39 @@ type Switch struct {
 	// Unknown marks a switch whose target cannot be known (az logout, kubectl config unset
 	// current-context): later calls must be bound explicitly.
 	Unknown bool `yaml:"unknown"`
+	// Asks marks a switch whose unknown target is another context that exists (gh auth switch
+	// without --user toggles to the other account): it moves every session there, so a human
+	// decides.
+	Asks bool `yaml:"asks"`
+}
+
+// Override is a flag or variable that replaces the context of one call.
+type Override struct {
+	Flags []string `yaml:"flags"`
+	Env   []string `yaml:"env"`
+	// Command limits it to calls that match this pattern (az rest --url).
+	Command string `yaml:"command"`
+	// Match is a regular expression a value must match to replace the context (gh -R
+	// HOST/OWNER/REPO, not OWNER/REPO). Its first group, if it has one, is the context the call
+	// then acts in, checked like a binding; without a group that context is not known, and the
+	// call is asked about.
+	Match string `yaml:"match"`
+	// Why is said in the reason.
+	Why string `yaml:"why"`
+}
+
+// Redefine is one subcommand that changes what a context is.
+type Redefine struct {
+	Command string `yaml:"command"`
+	// Arg is the 1-based positional word after the command that names the context it
+	// redefines; 0 means any context may be changed (kubectl config set-cluster: a cluster is
+	// shared by contexts).
+	Arg int `yaml:"arg"`
+	// Match, when set, is a regular expression whose first group takes the name from that word
+	// (config set contexts.NAME.cluster); a word that does not match is not a redefinition.
+	Match string `yaml:"match"`
+	// Current lists flags that make it redefine the current context (--current).
+	Current []string `yaml:"current"`
 }
 
 // UnmarshalYAML accepts a mapping, or (in switched_by) a plain string: a command whose target is

@@ -1,12 +1,18 @@
 package guard
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // parse reads the request: the line in its shell's language, or, for a tool that is not a shell
@@ -42,19 +48,53 @@ func rewrite(req rules.Request, edits []rules.Edit) (string, error) {
 	return shell.Rewrite(req.Command, edits)
 }
 
-// protection is what keeps an agent from changing ctxguard's own policy, providers and hooks:
-// the files, found from the same places policy discovery looks, and the commands that write
-// files named in their arguments.
-func protection(o policy.Options) (rules.Self, []rules.Writer) {
-	return &lazySelf{get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) })}, catalog.Writers()
+// protection is what keeps an agent from changing ctxguard's own policy, providers and hooks
+// (the files, found from the same places policy discovery looks), and every provider's state
+// files, past the rules: the files, and the commands that write files named in their arguments.
+func protection(o policy.Options, cat *catalog.Catalog, in spec.Input) (rules.Self, []rules.Writer) {
+	return &lazySelf{
+		get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) }),
+		state: sync.OnceValue(func() []stateFile {
+			r := providers.NewReader()
+			var out []stateFile
+			for _, name := range cat.Names() {
+				sp := cat.Spec(name)
+				if sp == nil {
+					continue
+				}
+				for _, f := range r.StateFiles(sp, in) {
+					out = append(out, stateFile{StateFile: f, provider: name})
+				}
+			}
+			return out
+		}),
+	}, catalog.Writers()
 }
 
 // lazySelf finds the protected files only when a line writes a file: most lines do not, and
-// finding them costs a walk up the directory tree.
-type lazySelf struct{ get func() *policy.Self }
+// finding them costs a walk up the directory tree and reading the providers.
+type lazySelf struct {
+	get   func() *policy.Self
+	state func() []stateFile
+}
+
+type stateFile struct {
+	providers.StateFile
+	provider string
+}
 
 func (l *lazySelf) Match(path string, tree bool, into []string) (rules.Protection, bool) {
-	return l.get().Match(path, tree, into)
+	if pr, ok := l.get().Match(path, tree, into); ok {
+		return pr, true
+	}
+	for _, f := range l.state() {
+		into := slices.Contains(into, filepath.Base(f.Path)) && filepath.Dir(f.Path) == path
+		if path == f.Path || into || f.Tree && strings.HasPrefix(path, f.Path+string(filepath.Separator)) ||
+			tree && strings.HasPrefix(f.Path, path+string(filepath.Separator)) {
+			return rules.Protection{Rule: "state.write", What: fmt.Sprintf("the %s state %s", f.provider, f.Path), Ask: true}, true
+		}
+	}
+	return rules.Protection{}, false
 }
 
 func (l *lazySelf) Mentions(text string) bool { return l.get().Mentions(text) }

@@ -67,7 +67,7 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
-	self, ws := protection(popts)
+	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, OS: env.GOOS()})
 	in := rules.Input{
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.GOOS(), Self: self, Writers: ws, Shell: req.Shell,

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,6 +191,39 @@ var claudeSetup = Setup{
 // claudePluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json
 // in the repository). The plugin runs ctxguard from PATH.
 const claudePluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
+
+// ClaudeDecision reads an answer in Claude Code's shape as the harness does: the permission
+// decision ("" for silence, which lets the call run), its reason, and the command that runs
+// instead when the answer replaces the tool input ("" when it does not). The programs and tests
+// that judge by what ran (internal/cmd/race, internal/adversary) read answers with it.
+func ClaudeDecision(answer []byte) (decision, reason, command string, err error) {
+	if len(bytes.TrimSpace(answer)) == 0 {
+		return "", "", "", nil
+	}
+	var v struct {
+		Hook struct {
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+			Input    *struct {
+				Command string `json:"command"`
+			} `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	if err := dec.Decode(&v); err != nil {
+		return "", "", "", fmt.Errorf("read claude answer: %w", err)
+	}
+	if dec.More() {
+		return "", "", "", errors.New("read claude answer: more than one JSON value")
+	}
+	if v.Hook.Decision == "" {
+		return "", "", "", errors.New("read claude answer: no permissionDecision")
+	}
+	if v.Hook.Input != nil {
+		command = v.Hook.Input.Command
+	}
+	return v.Hook.Decision, v.Hook.Reason, command, nil
+}
 
 // claudeRefusal reads Claude Code's answer, which Codex reads too.
 func claudeRefusal(answer []byte) (string, error) {

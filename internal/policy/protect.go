@@ -181,6 +181,14 @@ func (s *Self) Mentions(text string) bool {
 	if strings.Contains(t, "ctxguard") {
 		return true
 	}
+	// A glob (`rm .ctx*`) may match a protected name.
+	if base := t[strings.LastIndexByte(t, '/')+1:]; strings.ContainsAny(base, "*?[") {
+		for _, n := range s.names() {
+			if s.glob(base, n) {
+				return true
+			}
+		}
+	}
 	for _, w := range s.mentions {
 		if strings.Contains(t, w) {
 			return true
@@ -189,7 +197,9 @@ func (s *Self) Mentions(text string) bool {
 	return false
 }
 
-func (s *Self) fold() bool { return s.goos == "windows" || s.goos == "darwin" }
+// fold makes names match in any case: on Windows and macOS .CTXGUARD.yaml is the policy, and
+// elsewhere refusing a write to such a name costs nothing.
+func (s *Self) fold() bool { return true }
 
 func (s *Self) same(a, b string) bool { return a == b || s.fold() && strings.EqualFold(a, b) }
 
@@ -274,4 +284,15 @@ func ParseWriters(data []byte, file string) ([]rules.Writer, error) {
 		}
 	}
 	return f.Writers, nil
+}
+
+// names are the base names of the protected files.
+func (s *Self) names() []string {
+	out := []string{strings.ToLower(ProjectFile)}
+	for _, e := range s.entries {
+		if n := strings.ToLower(filepath.Base(e.path)); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -79,10 +79,15 @@ func TestParseWriters(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, w := range ws {
-		if seen[w.Command] {
-			t.Errorf("%s is listed twice", w.Command)
+		// One entry per command and subcommand, but for patch: with a file, and from stdin.
+		k := w.Command + " " + w.Sub
+		if w.Unnamed && w.Sub == "" {
+			k += " (unnamed)"
 		}
-		seen[w.Command] = true
+		if seen[k] {
+			t.Errorf("%s is listed twice", k)
+		}
+		seen[w.Command], seen[k] = true, true
 	}
 	for _, c := range []string{"tee", "cp", "mv", "rm", "truncate", "ln", "sed", "remove-item", "del", "set-content"} {
 		if !seen[c] {

@@ -143,6 +143,10 @@ type walker struct {
 	// source text of placeholder i. phPrefix is chosen so that it does not occur in the line.
 	phPrefix string
 	phOrig   []string
+	// funcCalls counts the calls of functions defined in the line that the walk followed.
+	funcCalls int
+	// files are the files the line wrote, so far in the walk (bash_file.go).
+	files map[string]fileState
 }
 
 // source is one text being walked: the line, or a string parsed again as a script.
@@ -310,32 +314,36 @@ func (w *walker) command(f frame, st *syntax.Stmt, sc *scope) {
 	case *syntax.IfClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.stmts(f, c.Cond, sc)
-			snap := sc.dirState()
+			snap, vals := sc.dirState(), sc.vals.vars
 			w.stmts(f, c.Then, sc)
 			for e := c.Else; e != nil; e = e.Else {
 				w.stmts(f, e.Cond, sc)
 				w.stmts(f, e.Then, sc)
 			}
 			sc.settle(snap)
+			sc.settleValues(vals)
 		}
 	case *syntax.WhileClause:
 		if f, ok := w.enter(f, c, sc); ok {
-			snap := sc.dirState()
+			snap, vals := sc.dirState(), sc.vals.vars
 			w.stmts(f, c.Cond, sc)
 			w.stmts(f, c.Do, sc)
 			sc.settle(snap)
+			sc.settleValues(vals)
 		}
 	case *syntax.ForClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.subst(f, c.Loop, sc)
-			snap := sc.dirState()
+			w.loopVar(f, sc, c.Loop)
+			snap, vals := sc.dirState(), sc.vals.vars
 			w.stmts(f, c.Do, sc)
 			sc.settle(snap)
+			sc.settleValues(vals)
 		}
 	case *syntax.CaseClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.subst(f, c.Word, sc)
-			snap := sc.dirState()
+			snap, vals := sc.dirState(), sc.vals.vars
 			for _, it := range c.Items {
 				for _, p := range it.Patterns {
 					w.subst(f, p, sc)
@@ -343,12 +351,16 @@ func (w *walker) command(f frame, st *syntax.Stmt, sc *scope) {
 				w.stmts(f, it.Stmts, sc)
 			}
 			sc.settle(snap)
+			sc.settleValues(vals)
 		}
 	case *syntax.FuncDecl:
 		// The body runs when the function is called, which this walk cannot follow; report its
 		// calls here, in a scope of their own.
 		if f, ok := w.enter(f, c, sc); ok && c.Body != nil {
 			w.stmt(f, c.Body, sc.child(), nil)
+			if f.s.knownName(c.Name) {
+				sc.defineFunc(c.Name.Value, funcDef{body: c.Body, f: f})
+			}
 		}
 	case *syntax.TestDecl:
 		if f, ok := w.enter(f, c, sc); ok && c.Body != nil {
@@ -476,12 +488,16 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		return
 	}
 	// The reader and the command it reads are one allocation.
-	bc := &bashCommand{f: f, sc: sc, syn: ce.Args, stmt: st, pipeIn: pipeIn}
-	bc.cmd = command{reader: bc, words: make([]rules.Word, len(ce.Args)), s: f.s}
-	cmd := &bc.cmd
-	for i, a := range ce.Args {
-		cmd.words[i] = f.word(a, false)
+	words, syn := w.literalWords(f, sc, ce.Args)
+	if len(words) == 0 {
+		// Every word expanded to nothing: the assignments stay in this shell.
+		w.assignOnly(f, ce.Assigns, sc)
+		w.redirOnly(f, st, sc)
+		return
 	}
+	bc := &bashCommand{f: f, sc: sc, syn: syn, stmt: st, pipeIn: pipeIn}
+	bc.cmd = command{reader: bc, words: words, s: f.s}
+	cmd := &bc.cmd
 	ch := chain{env: sc.env, dir: sc.dir, dirUnknown: sc.dirUnknown, via: f.via, start: -1, shellLevel: true, stdin: true}
 	if len(ce.Assigns) > 0 {
 		add := make([]envEntry, 0, len(ce.Assigns))
@@ -496,8 +512,17 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 	}
 	first := len(w.calls)
 	w.resolve(cmd, 0, len(cmd.words), ch)
+	writes := w.writes(f, sc, st.Redirs)
 	if first < len(w.calls) {
-		w.calls[first].Writes = f.writes(st.Redirs)
+		// (An interpreter's code may have named files it writes already.)
+		w.calls[first].Writes = append(writes, w.calls[first].Writes...)
+		writes = w.calls[first].Writes
+	}
+	w.builtin(f, sc, cmd, st)
+	w.runFile(f, sc, bc, ch, first)
+	w.track(f, sc, bc, st, writes)
+	if def, ok := sc.funcs[commandName(cmd.words[0])]; ok && cmd.words[0].Literal {
+		w.callFunc(def, sc, cmd.words[1:], ch)
 	}
 }
 
@@ -511,18 +536,26 @@ type bashCommand struct {
 	pipeIn *syntax.Stmt   // the statement piping into this one, if any
 }
 
-func (c *bashCommand) dialect() dialect         { return bashDialect }
-func (c *bashCommand) name(w rules.Word) string { return commandName(w) }
+func (c *bashCommand) dialect() dialect { return bashDialect }
+func (c *bashCommand) name(w rules.Word) string {
+	if p, ok := c.f.w.program(c.sc, w); ok {
+		return p
+	}
+	return commandName(w)
+}
 
 func (c *bashCommand) script(ps ...piece) (*source, bool) {
-	b := &textBuilder{w: c.f.w}
+	b := &textBuilder{w: c.f.w, sc: c.sc}
 	for i, p := range ps {
 		if i > 0 {
 			b.raw(" ")
 		}
-		if p.word >= 0 {
+		switch {
+		case p.word >= 0 && c.cmd.words[p.word].Literal:
+			b.lit(c.cmd.words[p.word].Value)
+		case p.word >= 0:
 			b.word(c.f, c.syn[p.word], modeWord)
-		} else {
+		default:
 			b.lit(p.lit)
 		}
 	}
@@ -530,17 +563,27 @@ func (c *bashCommand) script(ps ...piece) (*source, bool) {
 }
 
 func (c *bashCommand) stdin() (*source, string) {
-	if b, how := c.f.w.stdinScript(c.f, c.stmt, c.pipeIn); b != nil {
+	b, how := c.f.w.stdinScript(c.f, c.sc, c.stmt, c.pipeIn)
+	if b != nil {
 		return b.source(c.f.s), how
 	}
-	return nil, ""
+	return nil, how
 }
 
-func (c *bashCommand) file(j int) *source {
-	if b := c.f.w.procScript(c.f, c.syn[j]); b != nil {
-		return b.source(c.f.s)
+func (c *bashCommand) file(j int) (*source, bool) {
+	if b := c.f.w.procScript(c.f, c.sc, c.syn[j]); b != nil {
+		return b.source(c.f.s), true
 	}
-	return nil
+	if s, known, ok := c.f.w.scriptFile(c.f, c.sc, c.cmd.words[j]); ok {
+		return s, known
+	}
+	// A process substitution whose output the line does not show (`. <(base64 -d …)`).
+	for _, p := range c.syn[j].Parts {
+		if ps, ok := p.(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+			return nil, false
+		}
+	}
+	return nil, true
 }
 
 func (c *bashCommand) read(d dialect, s *source, label string, ch chain, same bool) {
@@ -593,6 +636,7 @@ func (c *bashCommand) state(k stateKind, args []rules.Word) {
 // of later calls only if it is (or gets) exported.
 func (w *walker) assignOnly(f frame, as []*syntax.Assign, sc *scope) {
 	for _, a := range as {
+		w.assignValue(f, sc, a, "")
 		if a.Name == nil || a.Index != nil || a.Array != nil {
 			continue
 		}
@@ -614,6 +658,7 @@ func (w *walker) decl(f frame, c *syntax.DeclClause, sc *scope) {
 		return
 	}
 	export, unexport, funcs := variant == "export", false, false
+	flags := ""
 	for _, a := range c.Args {
 		if a.Naked && a.Name == nil {
 			opt := ""
@@ -622,6 +667,7 @@ func (w *walker) decl(f frame, c *syntax.DeclClause, sc *scope) {
 			}
 			switch {
 			case strings.HasPrefix(opt, "-"):
+				flags += opt
 				if strings.ContainsRune(opt, 'x') {
 					export = true
 				}
@@ -637,6 +683,9 @@ func (w *walker) decl(f frame, c *syntax.DeclClause, sc *scope) {
 				}
 			}
 			continue
+		}
+		if !funcs && !a.Naked {
+			w.assignValue(f, sc, a, flags)
 		}
 		if funcs || a.Name == nil || a.Index != nil || a.Array != nil {
 			continue

@@ -9,7 +9,7 @@ import (
 // writes returns the files a statement's redirections open for writing (rules.Call.Writes).
 // `>&` is a duplication when its word is a descriptor number or `-`, and a file otherwise
 // (`cmd >& out` is bash's `&>`).
-func (f frame) writes(rs []*syntax.Redirect) []rules.Word {
+func (w *walker) writes(f frame, sc *scope, rs []*syntax.Redirect) []rules.Word {
 	var out []rules.Word
 	for _, r := range rs {
 		if r.Word == nil {
@@ -25,7 +25,13 @@ func (f frame) writes(rs []*syntax.Redirect) []rules.Word {
 		default:
 			continue
 		}
-		out = append(out, f.word(r.Word, false))
+		wd := f.word(r.Word, false)
+		if !wd.Literal {
+			if v, ok := w.path(f, sc, r.Word); ok {
+				wd.Value, wd.Literal = v.Value, v.Literal
+			}
+		}
+		out = append(out, w.through(sc, wd))
 	}
 	return out
 }
@@ -34,7 +40,7 @@ func (f frame) writes(rs []*syntax.Redirect) []rules.Word {
 // (`> f`, `{ …; } > f`, `while …; done >> f`) as a call with no command word, so that the
 // files are seen.
 func (w *walker) redirOnly(f frame, st *syntax.Stmt, sc *scope) {
-	ws := f.writes(st.Redirs)
+	ws := w.writes(f, sc, st.Redirs)
 	if len(ws) == 0 {
 		return
 	}

@@ -8,21 +8,38 @@ import (
 )
 
 // stdinScript returns the script a shell would read from stdin, if the line shows it.
-func (w *walker) stdinScript(f frame, st, pipeIn *syntax.Stmt) (*textBuilder, string) {
-	if b, how, ok := w.heredoc(f, st); ok {
+// When the line shows that a script comes in but not what it is (a pipe from a decoder, a
+// descriptor), how is "?": the shell is asked about. A file that existed before the line is not
+// read (a documented limit), and neither is `cat FILE |` of one.
+func (w *walker) stdinScript(f frame, sc *scope, st, pipeIn *syntax.Stmt) (*textBuilder, string) {
+	if b, how, ok := w.heredoc(f, sc, st); ok {
 		return b, how
 	}
 	if pipeIn != nil {
-		if b := w.producer(f, pipeIn); b != nil {
+		if b := w.producer(f, sc, pipeIn); b != nil {
 			return b, "|"
+		}
+		if !catOfFile(f, pipeIn) {
+			return nil, "?"
 		}
 	}
 	return nil, ""
 }
 
+// catOfFile reports whether a pipeline element is `cat FILE`, which passes a file on.
+func catOfFile(f frame, st *syntax.Stmt) bool {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) != 2 || len(st.Redirs) > 0 {
+		return false
+	}
+	name, lit := wordValue(ce.Args[0], false)
+	_, fileLit := wordValue(ce.Args[1], false)
+	return lit && name == "cat" && fileLit
+}
+
 // heredoc returns the text a statement's last stdin redirection provides; ok is set when there
 // is such a redirection (b is nil when it is a file, whose content is unknown).
-func (w *walker) heredoc(f frame, st *syntax.Stmt) (b *textBuilder, how string, ok bool) {
+func (w *walker) heredoc(f frame, sc *scope, st *syntax.Stmt) (b *textBuilder, how string, ok bool) {
 	if st == nil {
 		return nil, "", false
 	}
@@ -58,14 +75,27 @@ func (w *walker) heredoc(f frame, st *syntax.Stmt) (b *textBuilder, how string, 
 		b.raw("\n")
 		return b, "<<<", true
 	case syntax.RdrIn:
-		return w.procScript(f, last.Word), "< <(…)", true
+		if b := w.procScript(f, sc, last.Word); b != nil {
+			return b, "< <(…)", true
+		}
+		if s, known, tracked := w.scriptFile(f, sc, f.word(last.Word, false)); tracked {
+			if !known {
+				return nil, "?", true
+			}
+			b = &textBuilder{w: w}
+			b.lit(s.text)
+			return b, "<", true
+		}
+		return nil, "", true
+	case syntax.DplIn:
+		return nil, "?", true
 	}
 	return nil, "", true
 }
 
 // procScript returns what a process substitution `<(…)` used as a file prints, when it is a
 // literal (`bash <(echo 'cmd')`).
-func (w *walker) procScript(f frame, wd *syntax.Word) *textBuilder {
+func (w *walker) procScript(f frame, sc *scope, wd *syntax.Word) *textBuilder {
 	if wd == nil || len(wd.Parts) != 1 {
 		return nil
 	}
@@ -73,7 +103,7 @@ func (w *walker) procScript(f frame, wd *syntax.Word) *textBuilder {
 	if !ok || ps.Op != syntax.CmdIn || len(ps.Stmts) != 1 {
 		return nil
 	}
-	return w.producer(f, ps.Stmts[0])
+	return w.producer(f, sc, ps.Stmts[0])
 }
 
 func quotedDelim(wd *syntax.Word) bool {
@@ -87,7 +117,7 @@ func quotedDelim(wd *syntax.Word) bool {
 
 // producer returns what a pipeline element writes, when it is a literal: `echo '…'`,
 // `printf '…'`, or `cat` of a here-document.
-func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
+func (w *walker) producer(f frame, sc *scope, st *syntax.Stmt) *textBuilder {
 	ce, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Args) == 0 {
 		return nil
@@ -147,10 +177,19 @@ func (w *walker) producer(f frame, st *syntax.Stmt) *textBuilder {
 		}
 		return b
 	case "cat":
-		if len(words) > 2 || len(words) == 2 && (!words[1].Literal || words[1].Value != "-") {
+		if len(words) == 2 && words[1].Value != "-" {
+			// cat of a file the line wrote with a literal.
+			if s, known, _ := w.scriptFile(f, sc, words[1]); known {
+				b := &textBuilder{w: w}
+				b.lit(s.text)
+				return b
+			}
 			return nil
 		}
-		b, _, _ := w.heredoc(f, st)
+		if len(words) > 2 {
+			return nil
+		}
+		b, _, _ := w.heredoc(f, sc, st)
 		return b
 	}
 	return nil

@@ -100,12 +100,12 @@ var parseCases = []parseCase{
 	{"jmespath query", `az group list --query "[?name=='x']" -o tsv`, []string{`az group list --query "[?name=='x']" -o tsv`}},
 	{"unquoted glob", `az x --query [0] *.txt a?`, []string{`az x --query ?"[0]" ?"*.txt" ?"a?"`}},
 	{"lone bracket is literal", `[ -f x ]`, []string{`[ -f x ]`}},
-	{"brace expansion", `az x {a,b} {1..3} {}`, []string{`az x ?"{a,b}" ?"{1..3}" {}`}},
+	{"brace expansion", `az x {a,b} {1..3} {}`, []string{"az x a b 1 2 3 {}"}},
 	{"tilde", `az x ~/f ~ a~b k=~/x`, []string{`az x ?"~/f" ?"~" a~b ?"k=~/x"`}},
 	{"concatenated quoting", `az x 'a'"b"c\ d`, []string{`az x "abc d"`}},
 	{"ansi-c arg", `az x $'a\tb\'c'`, []string{`az x "a\tb'c"`}},
 	{"double-quote escapes", `az x "a\"b\$c\\d\e"`, []string{`az x "a\"b$c\\d\\e"`}},
-	{"expansion arg", `az x "$V" ${W:-d} $((1+2))`, []string{`az x ?"\"$V\"" ?"${W:-d}" ?"$((1+2))"`}},
+	{"expansion arg", `az x "$V" ${W:-d} $((1+2))`, []string{`az x ?"\"$V\"" ?"${W:-d}" 3`}},
 	{"quoted glob is literal", `az x '*' "a?" \*`, []string{`az x * "a?" *`}},
 	{"line continuation", "az group \\\nlist", []string{`az group list`}},
 	{"redirections are not args", `az x > out.txt 2>&1 < in`, []string{`az x`}},
@@ -124,7 +124,9 @@ var parseCases = []parseCase{
 		[]string{`az account list via=$(…)`, `echo ?"$s"`}},
 	{"c-style for", `for ((i=0; i<3; i++)); do az x; done`, []string{`az x`}},
 	{"case", `case $x in a) az a;; b|c) kubectl b;; esac`, []string{`az a`, `kubectl b`}},
-	{"function", `f() { az group delete; }; f`, []string{`az group delete`, `f`}},
+	{"function", `f() { az group delete; }; f`, []string{`az group delete`, `f`, `az group delete via=function`}},
+	{"function arguments", `f() { az "$@"; }; f group delete`, []string{`az ?"\"$@\""`, `f group delete`, `az group delete via=function`}},
+	{"function runs its arguments", `f() { "$@"; }; f kubectl get pods`, []string{`?"\"$@\""`, `f kubectl get pods`, `kubectl get pods via=function`}},
 	{"function keyword", `function g { kubectl x; }`, []string{`kubectl x`}},
 	{"negation", `! az x`, []string{`az x`}},
 	{"background", `az x & kubectl y`, []string{`az x`, `kubectl y`}},
@@ -286,7 +288,7 @@ var parseCases = []parseCase{
 	{"eval of a substitution", `eval "$(az x)"`, []string{`az x via=$(…)`, `eval ?"\"$(az x)\""`, `?"$(az x)" via=eval nested`}},
 	{"child shell scope", `bash -c 'cd a; export X=1; az x'; az y`,
 		[]string{`bash -c "cd a; export X=1; az x"`, `cd a via=bash -c nested`, `az x env[X:=1] dir=a via=bash -c nested`, `az y`}},
-	{"script written then run", `echo "az x" > run.sh && bash run.sh`, []string{`echo "az x"`, `bash run.sh`}},
+	{"script written then run", `echo "az x" > run.sh && bash run.sh`, []string{`echo "az x"`, `bash run.sh`, `az x via=bash run.sh nested`}},
 	{"here-doc inside a string", "bash -c 'cat <<EOF\naz x\nEOF'", []string{`bash -c "cat <<EOF\naz x\nEOF"`, `cat via=bash -c nested`}},
 	{"ansi-c shell and string", `$'bash' -c $'az x'`, []string{`bash -c "az x"`, `az x via=bash -c nested`}},
 	{"escaped quotes in string", `bash -c "az group delete --name \"my rg\""`,
@@ -305,7 +307,7 @@ var parseCases = []parseCase{
 	{"script -c", `script -qc 'az x' /dev/null`, []string{`script -qc "az x" /dev/null`, `az x via=script -c nested`}},
 	{"flock -c", `flock /tmp/l -c 'az x'`, []string{`flock /tmp/l -c "az x"`, `az x via=flock -c nested`}},
 	{"flock command", `flock -w 5 /tmp/l az x`, []string{`flock -w 5 /tmp/l az x`, `az x via=flock`}},
-	{"function cd stays inside", `f() { cd x; }; f; terraform plan`, []string{`cd x`, `f`, `terraform plan`}},
+	{"function cd acts on its caller", `f() { cd x; }; f; terraform plan`, []string{`cd x`, `f`, `cd x via=function`, `terraform plan dir=x`}},
 
 	// Shell strings.
 	{"bash -c", `bash -c "az group list && kubectl get pods"`,
@@ -316,7 +318,7 @@ var parseCases = []parseCase{
 	{"bash --norc -c", `bash --norc -c 'az x'`, []string{`bash --norc -c "az x"`, `az x via=bash -c nested`}},
 	{"bash -o -c", `bash -o pipefail -ec 'az x'`, []string{`bash -o pipefail -ec "az x"`, `az x via=bash -c nested`}},
 	{"zsh -c", `/bin/zsh -c 'az x'`, []string{`zsh -c "az x"`, `az x via=zsh -c nested`}},
-	{"bash -c args", `bash -c 'az "$1"' _ prod`, []string{`bash -c "az \"$1\"" _ prod`, `az ?"\"$1\"" via=bash -c nested`}},
+	{"bash -c args", `bash -c 'az "$1"' _ prod`, []string{`bash -c "az \"$1\"" _ prod`, "az prod via=bash -c nested"}},
 	{"nested shells", `bash -c "sh -c 'az x'"`,
 		[]string{`bash -c "sh -c 'az x'"`, `sh -c "az x" via=bash -c nested`, `az x via=bash -c>sh -c nested`}},
 	{"expansion in string", `bash -c "az group delete -n $NAME --yes"`,
@@ -363,7 +365,7 @@ var parseCases = []parseCase{
 	{"cat here-doc to bash", "cat <<EOF | bash\naz x\nEOF", []string{`cat`, `bash`, `az x via=| bash nested`}},
 	{"echo -e to bash", `echo -e 'az x\nkubectl y' | bash`,
 		[]string{`echo -e "az x\\nkubectl y"`, `bash`, `az x via=| bash nested`, `kubectl y via=| bash nested`}},
-	{"unknown producer", `curl -s https://x | bash`, []string{`curl -s https://x`, `bash`}},
+	{"unknown producer", `curl -s https://x | bash`, []string{`curl -s https://x`, `bash`, `?"bash" ?"bash" via=| bash`}},
 	{"su -c", `su -c 'az x' root`, []string{`su -c "az x" root`, `az x via=su -c nested`}},
 	{"env -S", `env -S 'az x'`, []string{`env -S "az x"`, `az x via=env -S nested`}},
 	{"xargs sh -c", `xargs sh -c 'az x "$@"' _`,
@@ -384,7 +386,8 @@ var parseCases = []parseCase{
 	{"printf not piped", `printf '%s' 'az group delete'`, []string{`printf %s "az group delete"`}},
 	{"echo piped to file", `echo 'az x' | tee f`, []string{`echo "az x"`, `tee f`}},
 	{"single-quoted substitution", `echo '$(az x)'`, []string{`echo "$(az x)"`}},
-	{"python -c", `python -c "import os; os.system('az group delete')"`, []string{`python -c "import os; os.system('az group delete')"`}},
+	{"python -c", `python -c "import os; os.system('az group delete')"`, []string{`python -c "import os; os.system('az group delete')"`, `?"import os; os.system('az group delete')" ?"import os; os.system('az group delete')" via=python code nested`}},
+	{"python -c that prints", `python3 -c 'print("az group delete")'`, []string{`python3 -c "print(\"az group delete\")"`}},
 }
 
 func TestParse(t *testing.T) {
@@ -472,7 +475,8 @@ func checkCalls(t *testing.T, line string, calls []rules.Call) {
 			if backquoted {
 				continue
 			}
-			if got, ok := reparseWord(c.Src[w.Pos:w.End]); (!ok || got != w.Value) && !(c.Nested && psWordIs(c.Src[w.Pos:w.End], w.Value)) {
+			// A word that is not literal on its own has a value from constant propagation.
+			if got, ok := reparseWord(c.Src[w.Pos:w.End]); ok && got != w.Value && !(c.Nested && psWordIs(c.Src[w.Pos:w.End], w.Value)) {
 				t.Errorf("call %d (%s): word source %q reparses to %q (ok=%v), want %q", i, render(c), c.Src[w.Pos:w.End], got, ok, w.Value)
 			}
 		}
@@ -578,6 +582,10 @@ func TestParseExact(t *testing.T) {
 				Name: "kubectl", NameWord: w("kubectl", true, 0, 7),
 				Args: []rules.Word{w("exec", true, 8, 12), w("p", true, 13, 14), w("--", true, 15, 17), w("ls", true, 18, 20)},
 				Src:  `kubectl exec p -- ls`, Start: 0, End: 20,
+			}, {
+				// After "--", a command without a row of its own may run what follows.
+				Name: "ls", NameWord: w("ls", true, 18, 20), Via: []string{"kubectl --"},
+				Src: `kubectl exec p -- ls`, Start: 18, End: 20,
 			}},
 		},
 	}

@@ -266,6 +266,7 @@ func isHexDigit(c byte) bool {
 // source text instead, and is what the nested calls' Src and positions refer to.
 type textBuilder struct {
 	w      *walker
+	sc     *scope // the scope whose known values the outer shell expands, if any
 	text   strings.Builder
 	src    strings.Builder
 	phs    []phSpan
@@ -397,6 +398,12 @@ func (b *textBuilder) word(f frame, wd *syntax.Word, mode textMode) {
 }
 
 func (b *textBuilder) expNode(f frame, n syntax.Node) {
+	if part, ok := n.(syntax.WordPart); ok && b.sc != nil {
+		if v, ok := b.w.part(f, b.sc, part); ok {
+			b.lit(v)
+			return
+		}
+	}
 	p, e := f.offsets(n)
 	b.exp(f.s.src[p:e])
 }

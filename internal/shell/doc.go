@@ -9,8 +9,10 @@
 // `bash -c "…"`, `$(…)`, a here-document piped to `sh`. Conversely `git commit -m "az group delete"`
 // or `echo 'kubectl delete ns prod'` mention a guarded CLI without running it. Parsing with the same
 // grammar bash uses (mvdan.cc/sh in bash mode) and then walking the tree is the only way to get
-// both directions right. Variables are never expanded: a word whose value depends on run-time state
-// is reported as non-literal, with its source text, so the engine can be cautious about it.
+// both directions right. A word whose value the line itself gives (`a=az; $a group list`) is
+// expanded with what the walk knows (see bash_value.go: constant propagation); a word whose value
+// depends on anything else is reported as non-literal, with its source text, so the engine can be
+// cautious about it.
 //
 // # What Parse reports
 //
@@ -60,8 +62,12 @@
 // with a NUL byte (which bash drops and the parser mis-positions), are refused with a
 // *SyntaxError, as are lines bash itself would reject.
 //
-// Not modelled: aliases, functions' effect on the caller's directory when they are called, CDPATH,
-// the content of script files (`bash deploy.sh`, `source x`, `pwsh -File deploy.ps1`), cmd.exe's
-// own syntax (a `cmd /c` string that bash would read differently is unreadable), and interpreters
-// other than shells (`python -c`, `node -e`).
+// Followed within the line: functions defined in it (walked again at each call with the call's
+// arguments, in the caller's shell), files it writes from literals and copies or links of programs
+// it makes (bash_file.go), one-word aliases, `hash -p`, and the literal code of interpreters that
+// start a process (python, node, perl, ruby, php, awk: reported as a call whose command word is the
+// code). Not modelled: the content of script files that existed before the line (`bash
+// deploy.sh`, `source x`, `pwsh -File deploy.ps1`), aliases from startup files, CDPATH, cmd.exe's
+// own syntax (a `cmd /c` string that bash would read differently is unreadable), names computed
+// at run time inside an interpreter, and constant propagation in PowerShell.
 package shell

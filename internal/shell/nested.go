@@ -64,6 +64,13 @@ func (w *walker) readScript(d dialect, s *source, label string, ch chain, sc *sc
 		sc = &scope{env: slices.Clone(ch.env), dir: ch.dir, dirUnknown: ch.dirUnknown, owned: true}
 		for _, e := range ch.env {
 			sc.exported = append(sc.exported, e.a.Name)
+			if e.a.Value.Literal {
+				sc.setValue(e.a.Name, stringVar(e.a.Value.Value))
+			}
+		}
+		if ch.hasParams && allLiteral(ch.params) && len(ch.params) > 0 {
+			sc.vals.arg0, sc.vals.arg0Known = ch.params[0].Value, true
+			sc.vals.params, sc.vals.paramsKnown = wordValues(ch.params[1:]), true
 		}
 	}
 	w.stmts(frame{w: w, s: s, via: via, depth: depth + 1}, file.Stmts, sc)

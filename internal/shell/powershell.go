@@ -194,7 +194,7 @@ func (c *psCommand) stdin() (*source, string) {
 	return c.p.s.child(c.pipeIn.Value), "|"
 }
 
-func (c *psCommand) file(int) *source { return nil }
+func (c *psCommand) file(int) (*source, bool) { return nil, true }
 
 func (c *psCommand) state(k stateKind, args []rules.Word) {
 	switch k {

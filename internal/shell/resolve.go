@@ -2,6 +2,7 @@ package shell
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -28,8 +29,9 @@ type reader interface {
 	// stdin is the script the command reads from stdin, when the line shows it, and how it gets
 	// there ("<<", "<<<", "|").
 	stdin() (*source, string)
-	// file is a script file whose content the line shows (`bash <(echo …)`).
-	file(j int) *source
+	// file is a script file whose content the line shows (`bash <(echo …)`, a file the line
+	// wrote); known is false when the line wrote it by means whose result it does not show.
+	file(j int) (s *source, known bool)
 	// state applies a builtin that changes the reader's shell (cd, unset, set).
 	state(k stateKind, args []rules.Word)
 	// read walks a script in dialect d: in this shell when same is set (eval, source), else in
@@ -68,6 +70,14 @@ type chain struct {
 	// feed is what xargs or parallel append to the command, when the line shows it:
 	// `echo 'cmd' | xargs -I{} sh -c {}` and `parallel sh -c ::: 'cmd'` run those strings.
 	feed *feed
+	// params are $0, $1 … of a script the command runs (`sh -c STRING a0 a1`, `bash FILE a1`),
+	// when hasParams is set.
+	params    []rules.Word
+	hasParams bool
+	// cleared and unset say what the wrappers removed from the environment the line does not
+	// show (env -i, sudo; env -u NAME).
+	cleared bool
+	unset   []string
 }
 
 type feed struct {
@@ -114,10 +124,16 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 		return
 	}
 	nw := cmd.words[i]
+	if ch.appended && nw.Literal && (nw.Value == "{}" || ch.feed != nil && ch.feed.repl != "" && strings.Contains(nw.Value, ch.feed.repl)) {
+		// `find … -exec {} …`, `xargs -I{} {} …`: the command is what is found or read.
+		nw.Literal = false
+		nw.Value = src[nw.Pos:nw.End]
+	}
 	name := cmd.name(nw)
 	c := rules.Call{
 		Name: name, NameWord: nw, Env: convertEnv(cmd.s, ch.env), Dir: ch.dir, DirUnknown: ch.dirUnknown,
 		Src: src, Nested: cmd.s.nested, Start: nw.Pos, End: cmd.words[end-1].End, ArgsAppended: ch.appended,
+		EnvCleared: ch.cleared, Unset: ch.unset,
 	}
 	if ch.start >= 0 {
 		c.Start = ch.start
@@ -143,8 +159,30 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 		}
 		return
 	}
-	if k := wrapperNamed(cmd.dialect(), name); k != nil {
+	k := wrapperNamed(cmd.dialect(), name)
+	if k != nil {
 		w.wrapped(st, k)
+	}
+	if k == nil || k.runs == runsNothing {
+		w.afterDashes(st)
+	}
+}
+
+// afterDashes follows a command that no row describes (or one that runs only what its options
+// say): the words after a "--" that start with a command name are taken as the command it runs,
+// as secret managers and env loaders do (`op run -- az …`, `runuser -u U -- kubectl …`). A name
+// that no provider guards costs nothing, and a guarded one is bound in place like any call.
+func (w *walker) afterDashes(st *site) {
+	words := st.cmd.words
+	for j := st.a; j+1 < st.end; j++ {
+		if words[j].Literal && words[j].Value == "--" {
+			if n := words[j+1]; n.Literal && n.Value != "" && n.Value[0] != '-' {
+				next := st.next
+				next.via = appendVia(st.ch.via, st.name+" --")
+				w.resolve(st.cmd, j+1, st.end, next)
+			}
+			return
+		}
 	}
 }
 
@@ -166,6 +204,9 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		return
 	case runsFirst:
 		w.first(st, k)
+		return
+	case runsCode:
+		w.code(st, k)
 		return
 	case runsOpaque:
 		if !k.blocks || slices.ContainsFunc(cmd.words[st.a:end], func(wd rules.Word) bool {
@@ -192,7 +233,7 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		case slices.Contains(k.keepEnv, opt):
 			keepEnv = true
 		case slices.Contains(k.emptyEnv, opt):
-			next.env = nil
+			next.env, next.cleared = nil, true
 		case slices.Contains(k.viaSh, opt):
 			noSh = true
 		case slices.Contains(k.argFile, opt):
@@ -205,6 +246,7 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		case val == nil: // the options below need their value
 		case slices.Contains(k.unsetEnv, opt):
 			next.env = removeName(next.env, val.Value)
+			next.unset = append(slices.Clip(next.unset), val.Value)
 		case slices.Contains(k.chdir, opt):
 			next.chdir(*val)
 		case slices.Contains(k.script, opt):
@@ -219,13 +261,13 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		return
 	}
 	if k.clearEnv && !keepEnv {
-		next.env = nil
+		next.env, next.cleared = nil, true
 	}
 	if k.dirUnknown {
 		next.dir, next.dirUnknown = "", true
 	}
 	if k.dashEmpty && st.lit(j) == "-" {
-		next.env = nil
+		next.env, next.cleared = nil, true
 		j++
 	}
 	switch {
@@ -269,9 +311,20 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 		}
 		return
 	case runsSource:
+		if j < end && isStdinPath(cmd.words[j]) {
+			if s, how := cmd.stdin(); s != nil {
+				cmd.read(bashDialect, s, st.name+" "+how, *next, same)
+			} else if how == "?" {
+				w.opaque(st, st.name)
+			}
+			return
+		}
 		if j < end {
-			if s := cmd.file(j); s != nil {
-				cmd.read(bashDialect, s, st.name+" <(…)", *next, same)
+			switch s, known := cmd.file(j); {
+			case !known:
+				w.opaque(st, st.name)
+			case s != nil:
+				cmd.read(bashDialect, s, st.name+" "+scriptName(cmd.words[j]), *next, same)
 			}
 		}
 		return
@@ -370,11 +423,29 @@ func (w *walker) shell(st *site, g *shellGrammar, onlyC bool) {
 		}
 		switch {
 		case run.at >= end:
+		case st.ch.feed != nil && st.ch.feed.repl != "" && g.lang == bashDialect && strings.Contains(st.lit(run.at), st.ch.feed.repl):
+			// `xargs -I{} sh -c '{} group list'`: each {} is replaced by what xargs reads.
+			b := &textBuilder{w: w}
+			for k, part := range strings.Split(st.lit(run.at), st.ch.feed.repl) {
+				if k > 0 {
+					b.exp(st.ch.feed.repl)
+				}
+				b.lit(part)
+			}
+			cmd.read(g.lang, b.source(cmd.s), label, st.next, false)
 		case run.join && run.at == end-1 && st.lit(run.at) == "-":
 			w.shellStdin(st, g, onlyC) // `pwsh -Command -`
 		case run.join:
 			w.readPieces(st, g.lang, label, false, wordPieces(run.at, end)...)
 		default:
+			// The words after the string are its $0, $1 …; without them $0 is the shell's name.
+			// (Not under xargs or find, which append more.)
+			if !st.next.appended {
+				st.next.params, st.next.hasParams = cmd.words[run.at+1:end], true
+				if run.at+1 >= end {
+					st.next.params = []rules.Word{{Value: name, Literal: true}}
+				}
+			}
 			w.readPieces(st, g.lang, label, false, wordPiece(run.at))
 		}
 	case shellEncoded:
@@ -390,8 +461,17 @@ func (w *walker) shell(st *site, g *shellGrammar, onlyC bool) {
 	case shellFile:
 		// `bash <(echo '…')`: a script file that is a process substitution printing a literal.
 		if !onlyC && run.at < end {
-			if s := cmd.file(run.at); s != nil {
-				cmd.read(g.lang, s, name+" <(…)", st.next, false)
+			if isStdinPath(cmd.words[run.at]) {
+				w.shellStdin(st, g, onlyC) // bash /dev/stdin
+				return
+			}
+			switch s, known := cmd.file(run.at); {
+			case !known:
+				w.opaque(st, name)
+			case s != nil:
+				next := st.next
+				next.params, next.hasParams = cmd.words[run.at:end], !next.appended
+				cmd.read(g.lang, s, name+" "+scriptName(cmd.words[run.at]), next, false)
 			}
 		}
 	case shellStdin:
@@ -405,6 +485,9 @@ func (w *walker) shellStdin(st *site, g *shellGrammar, onlyC bool) {
 	}
 	s, how := st.cmd.stdin()
 	switch {
+	case s == nil && how == "?":
+		// A script comes in, but the line does not show what it is (`… | base64 -d | bash`).
+		w.opaque(st, "| "+st.name)
 	case s == nil:
 	case how == "|":
 		st.cmd.read(g.lang, s, "| "+st.name, st.next, false)
@@ -623,4 +706,70 @@ func scanOpts(words []rules.Word, i, end int, o opts, permute bool, fn func(opt 
 		return first
 	}
 	return i
+}
+
+// isStdinPath reports whether a script file argument is the shell's own stdin.
+func isStdinPath(w rules.Word) bool {
+	switch w.Value {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return w.Literal
+	}
+	return false
+}
+
+// scriptName is how a Via label names a script file: <(…) for a process substitution.
+func scriptName(w rules.Word) string {
+	if w.Literal {
+		return w.Value
+	}
+	return "<(…)"
+}
+
+// code follows an interpreter's literal program: the files it opens for writing are the
+// interpreter call's Writes, and a program that starts a process is reported as a call whose
+// non-literal command word is the program, which the engine asks about when it names a guarded
+// CLI. What the program computes at run time (a name built from pieces) is not seen.
+func (w *walker) code(st *site, k *wrapper) {
+	cmd := st.cmd
+	text, at, found := "", -1, false
+	var given []string // the other options' values (awk -v c=az): the code may use them
+	j := scanOpts(cmd.words, st.a, st.end, k.opts, false, func(opt string, val *rules.Word, i int) {
+		switch {
+		case slices.Contains(k.code, opt) && val != nil && !found:
+			text, at, found = val.Value, i, val.Literal
+		case val != nil:
+			given = append(given, val.Value)
+		}
+	})
+	switch {
+	case found:
+	case k.codeFirst && j < st.end:
+		text, at, found = cmd.words[j].Value, j, cmd.words[j].Literal
+	case !k.codeFirst && (j >= st.end || st.lit(j) == "-") && st.ch.stdin:
+		if s, _ := cmd.stdin(); s != nil && len(s.phs) == 0 {
+			text, found = s.text, true
+		}
+	}
+	if !found || text == "" {
+		return
+	}
+	if k.writes != "" {
+		span := rules.Word{Pos: w.calls[st.call].Start, End: w.calls[st.call].End}
+		if at >= 0 {
+			span = cmd.words[at]
+		}
+		for _, m := range regexp.MustCompile(k.writes).FindAllStringSubmatch(text, -1) {
+			w.calls[st.call].Writes = append(w.calls[st.call].Writes, rules.Word{Value: m[1], Literal: true, Pos: span.Pos, End: span.End})
+		}
+	}
+	if k.spawn != "" && regexp.MustCompile(k.spawn).MatchString(text) {
+		if len(given) > 0 {
+			text += "\n" + strings.Join(given, " ")
+		}
+		s := cmd.s.child(text)
+		c := w.calls[st.call]
+		code := rules.Word{Value: text, Pos: 0, End: len(text)}
+		w.calls = append(w.calls, rules.Call{NameWord: code, Args: []rules.Word{code}, Env: c.Env, Dir: c.Dir, DirUnknown: c.DirUnknown,
+			Via: appendVia(c.Via, st.name+" code"), Src: s.src, Nested: true, End: len(text), Code: true})
+	}
 }

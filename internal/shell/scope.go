@@ -1,11 +1,13 @@
 package shell
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
+	"mvdan.cc/sh/v3/expand"
 )
 
 // scope is the shell state that later calls of the same shell see: exported variables, shell
@@ -20,6 +22,9 @@ type scope struct {
 	dirUnknown bool
 	allexport  bool
 	owned      bool
+	vals       values // what the line shows of its variables (bash_value.go)
+	funcs      map[string]funcDef
+	names      map[string]string // names that run another program (hash -p)
 }
 
 // envEntry is an assignment and the text its positions refer to.
@@ -37,6 +42,8 @@ func (sc *scope) child() *scope {
 func (sc *scope) own() {
 	if !sc.owned {
 		sc.env, sc.vars, sc.exported = slices.Clone(sc.env), slices.Clone(sc.vars), slices.Clone(sc.exported)
+		sc.vals = sc.vals.clone()
+		sc.funcs, sc.names = maps.Clone(sc.funcs), maps.Clone(sc.names)
 		sc.owned = true
 	}
 }
@@ -80,6 +87,7 @@ func (sc *scope) unexport(name string) {
 
 func (sc *scope) unset(name string) {
 	sc.own()
+	sc.setValue(name, expand.Variable{})
 	sc.env = removeName(sc.env, name)
 	sc.vars = removeName(sc.vars, name)
 	sc.exported = slices.DeleteFunc(sc.exported, func(n string) bool { return n == name })

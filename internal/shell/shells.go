@@ -23,6 +23,7 @@ const (
 	shellString                   // a string (bash -c STRING, pwsh -Command …)
 	shellEncoded                  // base64 of UTF-16LE text (pwsh -EncodedCommand)
 	shellFile                     // a script file
+	shellNothing                  // nothing: the script is only checked (bash -n)
 )
 
 // pwshParam is a parameter of pwsh or powershell.exe.
@@ -56,7 +57,7 @@ func (g *shellGrammar) scan(words []rules.Word, a, end int) shellRun {
 // the script; s, a lone "-", or no operand at all read it from stdin; else the first operand
 // is a script file.
 func scanPOSIX(words []rules.Word, a, end int) shellRun {
-	cFlag, sFlag := false, false
+	cFlag, sFlag, noExec := false, false, false
 	k := a
 	for ; k < end; k++ {
 		wd := words[k]
@@ -86,6 +87,8 @@ func scanPOSIX(words []rules.Word, a, end int) shellRun {
 			switch c {
 			case 'c':
 				cFlag = cFlag || v[0] == '-'
+			case 'n':
+				noExec = noExec || v[0] == '-'
 			case 's':
 				sFlag = true
 			case 'o', 'O':
@@ -94,6 +97,8 @@ func scanPOSIX(words []rules.Word, a, end int) shellRun {
 		}
 	}
 	switch {
+	case noExec:
+		return shellRun{what: shellNothing} // bash -n reads the script and runs nothing
 	case cFlag:
 		return shellRun{what: shellString, at: k, opt: "-c"}
 	case k < end && !sFlag:

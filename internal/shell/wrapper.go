@@ -48,6 +48,15 @@ type wrapper struct {
 	shell       *shellGrammar
 	blocks      bool      // runsOpaque: it runs script blocks, which are read where they stand
 	state       stateKind // for runsState
+
+	// runsCode: an interpreter. code lists the options whose value is its program (python -c),
+	// codeFirst makes the first operand the program (awk); without either, a program read from
+	// stdin (python3 -, a here-document) counts. spawn matches the calls of its language that
+	// start a process, writes the files its code opens for writing (its first group).
+	code      []string
+	codeFirst bool
+	spawn     string
+	writes    string
 }
 
 // runs says where a wrapper finds what it runs.
@@ -65,6 +74,7 @@ const (
 	runsState                // it changes the state of the shell it runs in (cd, unset, set)
 	runsSource               // it reads a script file into this shell: read when the line shows it
 	runsNothing              // only its script options run something (su, script)
+	runsCode                 // an interpreter: see wrapper.code
 )
 
 // stateKind is the shell state a builtin changes.
@@ -155,8 +165,9 @@ var wrappers = []wrapper{
 		onlyIf: []string{"-e", "--exec", "-d", "-u", "--distribution", "--user", "--cd", "--shell-type"}, clearEnv: true, dirUnknown: true},
 	{names: []string{"chroot"}, in: anyDialect, opts: opts{long: []string{"--userspec", "--groups"}}, skip: 1, dirUnknown: true},
 	{names: []string{"eval"}, in: bashDialect, runs: runsJoined, sameShell: true},
+	// su -c COMMAND; runuser -u USER [--] COMMAND runs the command itself.
 	{names: []string{"su", "runuser"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"-c", "--command"},
-		opts: opts{val: "cgGsw", long: []string{"--command", "--group", "--supp-group", "--shell", "--whitelist-environment"}}},
+		opts: opts{val: "cgGswu", long: []string{"--command", "--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}}},
 	// script [-q] -c 'command' [file] runs the command through a shell.
 	{names: []string{"script"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"-c", "--command"},
 		opts: opts{val: "cEIOBTo", long: []string{"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--output-limit"}}},
@@ -173,6 +184,39 @@ var wrappers = []wrapper{
 	// to the last four is read where it stands.
 	{names: []string{"start-process", "saps", "start"}, in: psDialect, runs: runsOpaque},
 	{names: []string{"invoke-command", "icm", "start-job", "start-threadjob"}, in: psDialect, runs: runsOpaque, blocks: true},
+	// Tools that run a command given after their options, an operand or two, or "--" (which
+	// any command without a row here is taken to mean: see resolve).
+	{names: []string{"strace", "ltrace"}, in: anyDialect, opts: opts{val: "abeEIoOpPsSuUX", long: []string{"--output", "--trace", "--signal", "--env", "--user", "--attach"}},
+		noCmd: []string{"-p", "--attach"}},
+	{names: []string{"taskset"}, in: anyDialect, skip: 1, noCmd: []string{"-p", "--pid"}},
+	{names: []string{"chrt"}, in: anyDialect, skip: 1, opts: opts{val: "T", long: []string{"--sched-runtime", "--sched-deadline", "--sched-period"}}, noCmd: []string{"-p", "--pid", "-m", "--max"}},
+	{names: []string{"prlimit", "setpriv", "unshare", "unbuffer", "catchsegv"}, in: anyDialect, noCmd: []string{"--pid", "-p", "--dump", "-d"}},
+	{names: []string{"systemd-run"}, in: anyDialect, opts: opts{val: "puEMHG", long: []string{"--property", "--unit", "--setenv", "--machine", "--host",
+		"--slice", "--uid", "--gid", "--working-directory", "--description", "--on-active", "--on-boot", "--on-calendar", "--timer-property",
+		"--socket-property", "--path-property", "--service-type", "--nice", "--expand-environment"}}},
+	// direnv exec DIR COMMAND; sops exec-env FILE 'COMMAND' (a string run by sh).
+	{names: []string{"direnv"}, in: anyDialect, skip: 2},
+	{names: []string{"sops"}, in: anyDialect, runs: runsJoined, skip: 2, opts: opts{long: []string{"--config", "--output", "--input-type", "--output-type"}}},
+	// doppler run --command 'COMMAND' (or -- COMMAND).
+	{names: []string{"doppler"}, in: anyDialect, runs: runsNothing, permute: true, script: []string{"--command"}, opts: opts{long: []string{"--command"}}},
+	// Interpreters whose literal code starts a process that names a guarded CLI are asked about
+	// (the engine knows the names); code that only prints or stores text is left alone.
+	{names: []string{"python", "python3", "python2", "pypy3"}, in: anyDialect, runs: runsCode, code: []string{"-c"},
+		opts: opts{val: "cmWXQ"}, spawn: `subprocess|os\.(system|popen|exec|spawn|posix_spawn)|pty\.spawn|\bcommands\.`,
+		writes: `open\(\s*['"]([^'"]+)['"]\s*,\s*['"][^'"]*[wax+]`},
+	{names: []string{"node", "nodejs", "bun", "deno"}, in: anyDialect, runs: runsCode, code: []string{"-e", "--eval", "-p", "--print"},
+		opts:   opts{val: "er", long: []string{"--eval", "--print", "--require", "--import"}},
+		spawn:  `child_process|\b(execSync|spawnSync|execFileSync|execFile|exec|spawn|fork)\s*\(|Bun\.spawn|Deno\.(run|Command)`,
+		writes: `writeFileSync\(\s*['"]([^'"]+)['"]`},
+	{names: []string{"perl"}, in: anyDialect, runs: runsCode, code: []string{"-e", "-E"}, opts: opts{val: "eEIMmx"},
+		spawn: `\b(system|exec)\b|\bqx|open\s*\(?[^;]*\||` + "`", writes: `open\s*\(?[^,;]*,\s*['"]>>?['"]?\s*,?\s*['"]([^'"]+)['"]`},
+	{names: []string{"ruby"}, in: anyDialect, runs: runsCode, code: []string{"-e"}, opts: opts{val: "erI"},
+		spawn: `\b(system|exec|spawn)\b|%x|IO\.popen|Open3|` + "`"},
+	{names: []string{"php"}, in: anyDialect, runs: runsCode, code: []string{"-r"}, opts: opts{val: "rcdf"},
+		spawn: `\b(system|exec|shell_exec|passthru|proc_open|popen)\s*\(|` + "`"},
+	{names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, in: anyDialect, runs: runsCode, codeFirst: true,
+		opts:  opts{val: "vFf", long: []string{"--assign", "--field-separator", "--file"}},
+		spawn: `\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|`, writes: `>>?\s*"([^"]+)"`},
 	{names: []string{"cd"}, in: anyDialect, runs: runsState, state: stateCd},
 	{names: []string{"set-location", "sl", "chdir"}, in: psDialect, runs: runsState, state: stateCd},
 	{names: []string{"pushd"}, in: anyDialect, runs: runsState, state: statePushd},

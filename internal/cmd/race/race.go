@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/harness"
 )
 
 // tool is one CLI under test: how to switch it, how to ask it which context a command runs in,
@@ -299,26 +300,15 @@ func (th *thread) hook(command string) (verdict, reason, run string, err error) 
 	if len(bytes.TrimSpace(out.Bytes())) == 0 {
 		return "allow", "", command, nil
 	}
-	var a struct {
-		Hook struct {
-			Decision string `json:"permissionDecision"`
-			Reason   string `json:"permissionDecisionReason"`
-			Input    *struct {
-				Command string `json:"command"`
-			} `json:"updatedInput"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+	decision, reason, replaced, err := harness.ClaudeDecision(out.Bytes())
+	if err != nil {
 		return "", "", "", fmt.Errorf("ctxguard hook answered %q: %w", out.String(), err)
 	}
 	run = command
-	if a.Hook.Input != nil {
-		run = a.Hook.Input.Command
+	if replaced != "" {
+		run = replaced
 	}
-	if a.Hook.Decision == "" {
-		return "", "", "", errors.New("ctxguard hook answered without a decision")
-	}
-	return a.Hook.Decision, a.Hook.Reason, run, nil
+	return decision, reason, run, nil
 }
 
 func lastLine(s string) string {

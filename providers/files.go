@@ -1,0 +1,63 @@
+package providers
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxguard/ctxguard/spec"
+)
+
+// StateFile is a place a provider's state is kept.
+type StateFile struct {
+	Path string
+	// Tree is set for a folder whose files are all state: the path depends on a value the state
+	// itself selects (gcloud's configurations/config_${config}, terraform.tfstate.d/${value}).
+	Tree bool
+}
+
+// StateFiles lists where a provider's state is kept, as a call with in would read it, for the
+// rules that keep an agent from editing it past every switch rule (sed -i on the kubeconfig).
+// Paths that cannot be worked out (an unset variable without a default) are left out.
+func (r *Reader) StateFiles(s *spec.Spec, in spec.Input) []StateFile {
+	x, err := r.start(s, &in)
+	if err != nil {
+		return nil
+	}
+	var out []StateFile
+	add := func(f StateFile) {
+		if f.Path != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	lets := make([]string, 0, len(s.Context.Read))
+	for i := range s.Context.Read {
+		st := &s.Context.Read[i]
+		paths, _ := x.paths(st)
+		// A path with a name the state selects in it (config_${config}) is one of a folder's.
+		selected := slices.ContainsFunc(st.Templates(), func(t string) bool {
+			return slices.ContainsFunc(lets, func(l string) bool { return t != "${"+l+"}" && strings.Contains(t, "${"+l+"}") })
+		})
+		for _, p := range paths {
+			add(StateFile{Path: p})
+			if selected {
+				add(StateFile{Path: filepath.Dir(p), Tree: true})
+			}
+		}
+		if st.Let != "" {
+			lets = append(lets, st.Let)
+		}
+	}
+	for _, e := range s.Context.Exists {
+		if e.Path == "" {
+			continue
+		}
+		dir, _, _ := strings.Cut(e.Path, "${value}")
+		if p, ok, _ := spec.Expand(strings.TrimRight(dir, `/\`), x.lookup, in.Home, in.OS == "windows"); ok && p != "" {
+			if p, err := x.abs(p); err == nil {
+				add(StateFile{Path: p, Tree: true})
+			}
+		}
+	}
+	return out
+}
