@@ -13,21 +13,15 @@ import (
 // sends and reads the same shape, minus ask.
 type claude struct{}
 
-// claudeShells maps Claude Code's shell tools to the shell their command is written for. Both
-// take tool_input {command, description, timeout, run_in_background}. Monitor also runs commands
-// but its input is undocumented, so it is not treated as a shell.
+// claudeShells maps Claude Code's tools that run a command line to the shell it is written for.
+// Bash and PowerShell take tool_input {command, description, timeout, run_in_background}. Monitor
+// runs its command in the background and reports its output as events; the hook sees it as
+// {description, timeout_ms, command} (Claude Code 2.1.328), and Claude Code applies an
+// updatedInput for it as for Bash.
 var claudeShells = map[string]string{
 	"Bash":       "bash",
 	"PowerShell": "powershell",
-}
-
-// claudeAllowModes are the permission modes in which Claude Code would run a shell command
-// without asking the user. A rewrite answers allow only there, so that binding a command never
-// skips a prompt the user would otherwise have seen.
-var claudeAllowModes = map[string]bool{
-	"auto":              true,
-	"dontAsk":           true,
-	"bypassPermissions": true,
+	"Monitor":    "bash",
 }
 
 func (claude) Name() string { return "claude" }
@@ -100,15 +94,20 @@ type claudeOutput struct {
 }
 
 type claudeDecision struct {
-	HookEventName            string `json:"hookEventName"`
-	PermissionDecision       string `json:"permissionDecision"`
+	HookEventName string `json:"hookEventName"`
+	// PermissionDecision is left out of a rewrite, so that Claude Code's own rules decide on
+	// the rewritten input.
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// UpdatedInput replaces the whole tool_input, so it carries every original field.
 	UpdatedInput object `json:"updatedInput,omitempty"`
+	// AdditionalContext carries a rewrite's reason, which reaches the model next to the tool
+	// result (a permissionDecisionReason is only read with a decision).
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 func (claude) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, a, claudeRewriteDefault(req))
+	d, err := decide(req, a, "")
 	if err != nil {
 		return fmt.Errorf("answer claude: %w", err)
 	}
@@ -118,7 +117,7 @@ func (claude) Encode(w io.Writer, req *Request, a Answer) error {
 // writeClaude writes a decision in Claude Code's hookSpecificOutput shape, which Codex reads
 // too; allow is silence.
 func writeClaude(w io.Writer, harness string, d decision) error {
-	if d.permission == "" {
+	if d.permission == "" && d.args == nil {
 		return nil
 	}
 	out := claudeOutput{claudeDecision{
@@ -127,20 +126,13 @@ func writeClaude(w io.Writer, harness string, d decision) error {
 		PermissionDecisionReason: d.reason,
 		UpdatedInput:             d.args,
 	}}
+	if d.permission == "" {
+		out.HookSpecificOutput.PermissionDecisionReason, out.HookSpecificOutput.AdditionalContext = "", d.reason
+	}
 	if err := write(w, out); err != nil {
 		return fmt.Errorf("answer %s: %w", harness, err)
 	}
 	return nil
-}
-
-// claudeRewriteDefault is how a rewrite is answered when the policy does not say: ask where
-// Claude Code would have asked anyway (default, plan, acceptEdits, and any mode it did not name)
-// and allow where it would not.
-func claudeRewriteDefault(req *Request) string {
-	if req != nil && claudeAllowModes[req.Mode] {
-		return "allow"
-	}
-	return "ask"
 }
 
 // claudeSetup wires ctxguard into Claude Code: a PreToolUse group for both shell tools, in exec

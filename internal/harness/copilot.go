@@ -55,23 +55,28 @@ func decodeCopilot(top object) (*Request, error) {
 // copilotOutput is Copilot CLI's preToolUse decision. Copilot parses all of stdout as one JSON
 // document, so the adapter writes exactly one object.
 type copilotOutput struct {
-	PermissionDecision       string `json:"permissionDecision"`
+	// PermissionDecision is left out of a rewrite, so that Copilot's own rules (--allow-tool,
+	// --deny-tool, the approval prompt) decide on the modified arguments.
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// ModifiedArgs replaces the tool arguments (honoured since Copilot CLI 1.0.24).
 	ModifiedArgs object `json:"modifiedArgs,omitempty"`
+	// AdditionalContext carries a rewrite's reason to the model (Copilot CLI 1.0.24 and later).
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 func (copilot) Encode(w io.Writer, req *Request, a Answer) error {
-	// Copilot sends no permission mode, so ctxguard cannot tell whether the user would have been
-	// asked; a rewrite is answered allow, as Copilot documents it, unless the policy says ask.
-	d, err := decide(req, a, "allow")
+	d, err := decide(req, a, "")
 	if err != nil {
 		return fmt.Errorf("answer copilot: %w", err)
 	}
-	if d.permission == "" {
+	if d.permission == "" && d.args == nil {
 		return nil
 	}
 	out := copilotOutput{PermissionDecision: d.permission, PermissionDecisionReason: d.reason, ModifiedArgs: d.args}
+	if d.permission == "" {
+		out.PermissionDecisionReason, out.AdditionalContext = "", d.reason
+	}
 	if err := write(w, out); err != nil {
 		return fmt.Errorf("answer copilot: %w", err)
 	}

@@ -1,0 +1,275 @@
+package client
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxguard/ctxguard/internal/model"
+)
+
+// claude runs Claude Code headless (-p) in a permission mode, with settings (a JSON object, ""
+// for none) merged into the user's settings file before ctxguard is installed, if it is.
+func (m *machine) claude(t *testing.T, c client, mode string, script ...model.Step) *session {
+	t.Helper()
+	env := func(url string) []string {
+		return []string{
+			"ANTHROPIC_BASE_URL=" + url,
+			"ANTHROPIC_API_KEY=offline-test-key",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			"DISABLE_TELEMETRY=1",
+			"DISABLE_AUTOUPDATER=1",
+			// bypassPermissions is refused to root unless the client is told it runs in a
+			// sandbox, which this throwaway machine is.
+			"IS_SANDBOX=1",
+		}
+	}
+	return m.start(t, c, env, []string{"-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", mode}, script...)
+}
+
+// settings merges keys into the user's Claude Code settings file.
+func (m *machine) settings(t *testing.T, keys string) {
+	t.Helper()
+	file := filepath.Join(m.home, ".claude", "settings.json")
+	doc := map[string]any{}
+	if data, err := os.ReadFile(file); err == nil {
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var more map[string]any
+	if err := json.Unmarshal([]byte(keys), &more); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range more {
+		doc[k] = v
+	}
+	data, _ := json.MarshalIndent(doc, "", "  ")
+	write(t, file, string(data)+"\n")
+}
+
+// verdict is how Claude Code decided on a tool call, from stream-json's tool_result_meta:
+// which layer decided (a mode, a rule, a hook, the headless "user") and what.
+type verdict struct {
+	Decision   string `json:"decision"`
+	Source     string `json:"source"`
+	ReasonType string `json:"reason_type"`
+	Kind       string `json:"-"`
+}
+
+func (v verdict) refused() bool { return v.Decision == "reject" }
+
+// verdicts reads every tool call's verdict from a stream-json transcript.
+func claudeVerdicts(t *testing.T, stdout string) map[string]verdict {
+	t.Helper()
+	out := map[string]verdict{}
+	for line := range strings.Lines(stdout) {
+		var ev struct {
+			Type string `json:"type"`
+			Meta []struct {
+				ID       string  `json:"id"`
+				Kind     string  `json:"non_execution_kind"`
+				Decision verdict `json:"permission_decision"`
+			} `json:"tool_result_meta"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Type != "user" {
+			continue
+		}
+		for _, m := range ev.Meta {
+			v := m.Decision
+			v.Kind = m.Kind
+			out[m.ID] = v
+		}
+	}
+	return out
+}
+
+// claudePair runs one case without ctxguard and with it (installed by ctxguard install claude),
+// each on a machine of its own prepared by prepare (nil: nothing more).
+func claudePair(t *testing.T, c client, mode string, prepare func(*machine), script ...model.Step) (without, with *session, mWithout, mWith *machine) {
+	t.Helper()
+	mWithout, mWith = newMachine(t), newMachine(t)
+	if prepare != nil {
+		prepare(mWithout)
+		prepare(mWith)
+	}
+	mWith.install(t, "claude")
+	without = mWithout.claude(t, c, mode, script...)
+	with = mWith.claude(t, c, mode, script...)
+	return without, with, mWithout, mWith
+}
+
+// sameDecision checks the rule of a rewrite: the client decides on the bound command as it
+// decided on the original (same verdict from the same layer), and where the original ran
+// unbound, the bound command ran instead.
+func sameDecision(t *testing.T, without, with *session, unbound, bound []call) {
+	t.Helper()
+	vo, vw := claudeVerdicts(t, without.stdout)["call_01"], claudeVerdicts(t, with.stdout)["call_01"]
+	if diff := cmp.Diff(vo, vw); diff != "" {
+		t.Errorf("the client decided otherwise with ctxguard (-without +with):\n%s", diff)
+	}
+	wantWith := bound
+	if len(without.ran) == 0 {
+		wantWith = nil
+	} else if diff := cmp.Diff(unbound, without.ran); diff != "" {
+		t.Errorf("without ctxguard, the shims saw (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantWith, with.ran); diff != "" {
+		t.Errorf("with ctxguard, the shims saw (-want +got):\n%s", diff)
+	}
+	t.Logf("without: %v ran=%v; with: %v ran=%v", vo, without.ran, vw, with.ran)
+}
+
+var unboundList = call{CLI: "az", Args: []string{"group", "list"}, Context: prodSub}
+
+func bash(command string) model.Step {
+	return model.Call("Bash", map[string]any{"command": command, "description": "run " + command})
+}
+
+func TestClaude(t *testing.T) {
+	c := need(t, "claude", "claude")
+
+	// A rewrite under every permission mode, and with the user's own allow and deny rules: the
+	// client must decide on the bound command exactly as on the original.
+	for _, tc := range []struct {
+		mode, rules string
+	}{
+		{"default", ""},
+		{"acceptEdits", ""},
+		{"plan", ""},
+		{"dontAsk", ""},
+		{"auto", ""},
+		{"bypassPermissions", ""},
+		{"default", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
+		{"dontAsk", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
+		{"acceptEdits", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
+		{"bypassPermissions", `{"permissions": {"deny": ["Bash(az:*)"]}}`},
+		{"default", `{"permissions": {"ask": ["Bash(az:*)"]}}`},
+	} {
+		name := "rewrite/" + tc.mode
+		if tc.rules != "" {
+			name += "/" + strings.Fields(strings.Trim(tc.rules, `{}"`))[2]
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			prepare := func(m *machine) {
+				if tc.rules != "" {
+					m.settings(t, tc.rules)
+				}
+			}
+			without, with, _, _ := claudePair(t, c, tc.mode, prepare, bash("az group list"))
+			sameDecision(t, without, with, []call{unboundList}, []call{bound})
+		})
+	}
+
+	t.Run("allowed-unchanged", func(t *testing.T) {
+		t.Parallel()
+		line := "az group list --subscription " + devSub
+		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
+		sameDecision(t, without, with, []call{bound}, []call{bound})
+	})
+}
+
+// refusedWithReason checks a call ctxguard refused itself: nothing ran, and the model was told
+// ctxguard's reason, with the rule that decided.
+func refusedWithReason(t *testing.T, s *session, rule string) model.ToolResult {
+	t.Helper()
+	if len(s.ran) != 0 {
+		t.Errorf("with ctxguard, the shims saw %v; want nothing", s.ran)
+	}
+	r := s.result(t, 1)
+	if !strings.Contains(r.Content, "[ctxguard/"+rule) {
+		t.Errorf("the model was not told ctxguard's reason (%s); it was told: %q", rule, r.Content)
+	}
+	return r
+}
+
+func TestClaudeRefusals(t *testing.T) {
+	c := need(t, "claude", "claude")
+
+	// A binding to a context the policy does not allow: ctxguard denies, and says why.
+	t.Run("deny-reason", func(t *testing.T) {
+		t.Parallel()
+		line := "az group list --subscription " + prodSub
+		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
+		if want := []call{{CLI: "az", Args: []string{"group", "list", "--subscription", prodSub}, Context: prodSub}}; !cmp.Equal(without.ran, want) {
+			t.Errorf("without ctxguard, the shims saw %v; want %v", without.ran, want)
+		}
+		refusedWithReason(t, with, "az.")
+	})
+
+	// A destructive command: ctxguard asks, which a headless client never runs.
+	t.Run("destructive-ask", func(t *testing.T) {
+		t.Parallel()
+		line := "az vm delete -n web --yes"
+		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
+		if len(without.ran) != 1 {
+			t.Errorf("without ctxguard, the shims saw %v; want the delete", without.ran)
+		}
+		if len(with.ran) != 0 {
+			t.Errorf("with ctxguard, the shims saw %v; want nothing", with.ran)
+		}
+		v := claudeVerdicts(t, with.stdout)["call_01"]
+		if !v.refused() {
+			t.Errorf("with ctxguard, the client's verdict is %+v; want a refusal", v)
+		}
+		t.Logf("the model was told: %q (%+v)", with.result(t, 1).Content, v)
+	})
+
+	// The agent cannot rewrite the policy: Write, and Edit after Read.
+	for _, tc := range []struct {
+		name   string
+		script func(policy string) []model.Step
+	}{
+		{"write-policy", func(p string) []model.Step {
+			return []model.Step{model.Call("Write", map[string]any{"file_path": p, "content": "version: 1\n"})}
+		}},
+		{"edit-policy", func(p string) []model.Step {
+			return []model.Step{
+				model.Call("Read", map[string]any{"file_path": p}),
+				model.Call("Edit", map[string]any{"file_path": p, "old_string": "allow: [dev]", "new_string": "allow: ['*']"}),
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mWithout, mWith := newMachine(t), newMachine(t)
+			mWith.install(t, "claude")
+			policyFile := func(m *machine) string { return filepath.Join(m.work, ".ctxguard.yaml") }
+			mWithout.claude(t, c, "bypassPermissions", tc.script(policyFile(mWithout))...)
+			with := mWith.claude(t, c, "bypassPermissions", tc.script(policyFile(mWith))...)
+			if read(t, policyFile(mWithout)) == policy {
+				t.Errorf("without ctxguard, the client did not change the policy: the case proves nothing")
+			}
+			if got := read(t, policyFile(mWith)); got != policy {
+				t.Errorf("with ctxguard, the policy changed:\n%s", got)
+			}
+			last := len(tc.script("")) // the write is the script's last call
+			r := with.result(t, last)
+			if !strings.Contains(r.Content, "[ctxguard/self.policy-write") {
+				t.Errorf("the model was not told ctxguard's reason; it was told: %q", r.Content)
+			}
+		})
+	}
+}
+
+func TestClaudeTools(t *testing.T) {
+	c := need(t, "claude", "claude")
+
+	// A rewrite keeps the call's other fields: run_in_background is one whose effect shows.
+	t.Run("fields-kept", func(t *testing.T) {
+		t.Parallel()
+		step := model.Call("Bash", map[string]any{"command": "az group list", "description": "list", "run_in_background": true, "timeout": 600000})
+		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, step, model.Call("Bash", map[string]any{"command": "sleep 1", "description": "wait"}))
+		for name, s := range map[string]*session{"without": without, "with": with} {
+			if r := s.result(t, 1).Content; !strings.Contains(r, "background") {
+				t.Errorf("%s ctxguard, the call did not run in the background: %q", name, r)
+			}
+		}
+		sameDecision(t, without, with, []call{unboundList}, []call{bound})
+	})
+}
