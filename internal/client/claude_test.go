@@ -16,8 +16,8 @@ import (
 // for none) merged into the user's settings file before ctxguard is installed, if it is.
 func (m *machine) claude(t *testing.T, c client, mode string, script ...model.Step) *session {
 	t.Helper()
-	env := func(url string) []string {
-		return []string{
+	launch := func(url string) ([]string, []string) {
+		return []string{"-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", mode}, []string{
 			"ANTHROPIC_BASE_URL=" + url,
 			"ANTHROPIC_API_KEY=offline-test-key",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -28,13 +28,18 @@ func (m *machine) claude(t *testing.T, c client, mode string, script ...model.St
 			"IS_SANDBOX=1",
 		}
 	}
-	return m.start(t, c, env, []string{"-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", mode}, script...)
+	return m.start(t, c, launch, script...)
 }
 
 // settings merges keys into the user's Claude Code settings file.
 func (m *machine) settings(t *testing.T, keys string) {
 	t.Helper()
-	file := filepath.Join(m.home, ".claude", "settings.json")
+	merge(t, filepath.Join(m.home, ".claude", "settings.json"), keys)
+}
+
+// merge merges the keys of a JSON object into a JSON settings file, which may not exist yet.
+func merge(t *testing.T, file, keys string) {
+	t.Helper()
 	doc := map[string]any{}
 	if data, err := os.ReadFile(file); err == nil {
 		if err := json.Unmarshal(data, &doc); err != nil {

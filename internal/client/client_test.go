@@ -252,9 +252,10 @@ type call struct {
 	Context string   `json:"context"`
 }
 
-func (c call) String() string {
-	return c.CLI + " " + strings.Join(c.Args, " ") + " [in " + c.Context + "]"
-}
+func (c call) String() string { return c.line() + " [in " + c.Context + "]" }
+
+// line is the call as a command line (its arguments hold no spaces).
+func (c call) line() string { return c.CLI + " " + strings.Join(c.Args, " ") }
 
 // ran returns what the shim CLIs ran, in order.
 func (m *machine) ran(t *testing.T) []call {
@@ -285,10 +286,10 @@ type session struct {
 	ran            []call
 }
 
-// start runs a client once, to its end or its timeout, with the scripted model at the address
-// the client is pointed to by env(url). The client runs in a process group of its own, which is
-// killed at the end, so that nothing it started (a shell, a monitor) outlives the case.
-func (m *machine) start(t *testing.T, c client, env func(url string) []string, args []string, script ...model.Step) *session {
+// start runs a client once, to its end or its timeout, with the arguments and environment that
+// launch gives it for the scripted model at url. The client runs in a process group of its own,
+// which is killed at the end, so that nothing it started (a shell, a monitor) outlives the case.
+func (m *machine) start(t *testing.T, c client, launch func(url string) (args, env []string), script ...model.Step) *session {
 	t.Helper()
 	srv, err := model.Start(script...)
 	if err != nil {
@@ -297,9 +298,10 @@ func (m *machine) start(t *testing.T, c client, env func(url string) []string, a
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
+	args, env := launch(srv.URL)
 	cmd := exec.CommandContext(ctx, c.bin, args...)
 	cmd.Dir = m.work
-	cmd.Env = append(slices.Clone(m.env), env(srv.URL)...)
+	cmd.Env = append(slices.Clone(m.env), env...)
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -339,4 +341,3 @@ func tail(s string) string {
 
 // bound is the az call of the cases, bound as ctxguard binds it.
 var bound = call{CLI: "az", Args: []string{"group", "list", "--subscription", devSub}, Context: devSub}
-
