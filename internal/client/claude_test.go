@@ -109,24 +109,16 @@ func claudePair(t *testing.T, c client, mode string, prepare func(*machine), scr
 }
 
 // sameDecision checks the rule of a rewrite: the client decides on the bound command as it
-// decided on the original (same verdict from the same layer), and where the original ran
-// unbound, the bound command ran instead.
+// decided on the original (the same verdict from the same layer, where the client reports it),
+// and where the original ran unbound, the bound command ran instead.
 func sameDecision(t *testing.T, without, with *session, unbound, bound []call) {
 	t.Helper()
 	vo, vw := claudeVerdicts(t, without.stdout)["call_01"], claudeVerdicts(t, with.stdout)["call_01"]
 	if diff := cmp.Diff(vo, vw); diff != "" {
 		t.Errorf("the client decided otherwise with ctxguard (-without +with):\n%s", diff)
 	}
-	wantWith := bound
-	if len(without.ran) == 0 {
-		wantWith = nil
-	} else if diff := cmp.Diff(unbound, without.ran); diff != "" {
-		t.Errorf("without ctxguard, the shims saw (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(wantWith, with.ran); diff != "" {
-		t.Errorf("with ctxguard, the shims saw (-want +got):\n%s", diff)
-	}
-	t.Logf("without: %v ran=%v; with: %v ran=%v", vo, without.ran, vw, with.ran)
+	t.Logf("verdicts: without %+v, with %+v", vo, vw)
+	sameOutcome(t, without, with, unbound, bound)
 }
 
 var unboundList = call{CLI: "az", Args: []string{"group", "list"}, Context: prodSub}
@@ -276,5 +268,35 @@ func TestClaudeTools(t *testing.T) {
 			}
 		}
 		sameDecision(t, without, with, []call{unboundList}, []call{bound})
+	})
+}
+
+// TestClaudeLegacy runs the entry ctxguard install writes (exec form: command and args) on the
+// last Claude Code that predates the form, which runs the command alone: ctxguard, given no
+// arguments and a payload on stdin, answers as the hook instead of blocking every call.
+func TestClaudeLegacy(t *testing.T) {
+	c := need(t, "claude-legacy", "claude")
+	for _, tc := range []struct {
+		mode, rules string
+	}{
+		{"bypassPermissions", ""},
+		{"dontAsk", ""},
+		{"dontAsk", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
+	} {
+		t.Run("rewrite/"+tc.mode+map[bool]string{true: "/allow"}[tc.rules != ""], func(t *testing.T) {
+			t.Parallel()
+			prepare := func(m *machine) {
+				if tc.rules != "" {
+					m.settings(t, tc.rules)
+				}
+			}
+			without, with, _, _ := claudePair(t, c, tc.mode, prepare, bash("az group list"))
+			sameDecision(t, without, with, []call{unboundList}, []call{bound})
+		})
+	}
+	t.Run("deny-reason", func(t *testing.T) {
+		t.Parallel()
+		_, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash("az group list --subscription "+prodSub))
+		refusedWithReason(t, with, "az.")
 	})
 }
