@@ -163,6 +163,13 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 			tool = "bash"
 		}
 		targs, _ := json.Marshal(map[string]any{"command": args[2], "description": "test"})
+		if f, ok := opt["file"]; ok {
+			// A file tool (create, edit): COMMAND is the content, file= the path (relative to cwd).
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(opt["cwd"], f)
+			}
+			targs, _ = json.Marshal(map[string]any{"path": f, "file_text": args[2]})
+		}
 		p = map[string]any{"sessionId": opt["session"], "timestamp": 1787400000000, "cwd": opt["cwd"], "toolName": tool, "toolArgs": string(targs)}
 	case "gemini":
 		p = map[string]any{

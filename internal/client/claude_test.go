@@ -269,6 +269,30 @@ func TestClaudeTools(t *testing.T) {
 		}
 		sameDecision(t, without, with, []call{unboundList}, []call{bound})
 	})
+
+	// Monitor runs a command too; Claude Code applies a rewrite of it when the hook's matcher
+	// names Monitor, as ctxguard install's does.
+	t.Run("monitor", func(t *testing.T) {
+		t.Parallel()
+		step := model.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"})
+		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, step)
+		sameDecision(t, without, with, []call{unboundList}, []call{bound})
+	})
+
+	// With a matcher that does not name Monitor (an entry written by hand, or by an older
+	// ctxguard), a Monitor call reaches the hook as Bash with a payload like any Bash call's, and
+	// Claude Code runs the original command whatever the hook's updatedInput says. This is the
+	// limit the README states; ctxguard install's matcher names Monitor, and doctor flags an
+	// entry whose matcher does not.
+	t.Run("monitor-bash-matcher", func(t *testing.T) {
+		t.Parallel()
+		m := newMachine(t)
+		m.settings(t, `{"hooks": {"PreToolUse": [{"matcher": "Bash|PowerShell", "hooks": [{"type": "command", "command": "`+m.ctxguard+`", "args": ["hook"]}]}]}}`)
+		s := m.claude(t, c, "bypassPermissions", model.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"}))
+		if want := []call{unboundList}; !cmp.Equal(s.ran, want) {
+			t.Errorf("the shims saw %v; the README's limit says %v (update it if Claude Code now applies the rewrite)", s.ran, want)
+		}
+	})
 }
 
 // TestClaudeLegacy runs the entry ctxguard install writes (exec form: command and args) on the

@@ -341,3 +341,9 @@ func tail(s string) string {
 
 // bound is the az call of the cases, bound as ctxguard binds it.
 var bound = call{CLI: "az", Args: []string{"group", "list", "--subscription", devSub}, Context: devSub}
+
+// readMaybe reads a file that may not exist.
+func readMaybe(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	return string(data), err
+}

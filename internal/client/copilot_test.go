@@ -1,6 +1,7 @@
 package client
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,4 +120,43 @@ func TestCopilot(t *testing.T) {
 		}
 		t.Logf("the model was told: %q", with.result(t, 1).Content)
 	})
+
+	// The agent cannot rewrite the policy with Copilot's file tools: create (a new policy nearer
+	// the work) and edit.
+	for _, tc := range []struct {
+		name string
+		step func(work string) model.Step
+		file string
+	}{
+		{"create-policy", func(w string) model.Step {
+			return model.Call("create", map[string]any{"path": filepath.Join(w, "sub", ".ctxguard.yaml"), "file_text": "version: 1\n"})
+		}, filepath.Join("sub", ".ctxguard.yaml")},
+		{"edit-policy", func(w string) model.Step {
+			return model.Call("edit", map[string]any{"path": filepath.Join(w, ".ctxguard.yaml"), "old_str": "allow: [dev]", "new_str": "allow: ['*']"})
+		}, ".ctxguard.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mWithout, mWith := newMachine(t), newMachine(t)
+			for _, m := range []*machine{mWithout, mWith} {
+				write(t, filepath.Join(m.work, "sub", "README.md"), "a folder for a policy of its own\n")
+			}
+			mWith.install(t, "copilot")
+			mWithout.copilot(t, c, []string{"--allow-all-tools"}, tc.step(mWithout.work))
+			with := mWith.copilot(t, c, []string{"--allow-all-tools"}, tc.step(mWith.work))
+			changed := func(m *machine) bool {
+				data, err := readMaybe(filepath.Join(m.work, tc.file))
+				return err == nil && data != policy
+			}
+			if !changed(mWithout) {
+				t.Errorf("without ctxguard, the client did not write %s: the case proves nothing", tc.file)
+			}
+			if changed(mWith) {
+				t.Errorf("with ctxguard, %s was written", tc.file)
+			}
+			if r := with.result(t, 1); !strings.Contains(r.Content, "[ctxguard/self.policy-write") {
+				t.Errorf("the model was not told ctxguard's reason; it was told: %q", r.Content)
+			}
+		})
+	}
 }

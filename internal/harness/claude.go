@@ -29,7 +29,8 @@ func (claude) Name() string { return "claude" }
 func (claude) decode(top object) (*Request, error) {
 	req, err := decodeSnakeCase(top, "claude", claudeShells)
 	if err == nil {
-		req, err = withFilePaths(req, top, claudeFileTools)
+		input, _ := top.get("tool_input")
+		req, err = withFilePaths(req, input, "tool_input", claudeFileTools)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read claude payload: %w", err)
@@ -155,7 +156,7 @@ var claudeSetup = Setup{
 	Skeleton:    "{}\n",
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"PreToolUse", compact(hookGroup{
-			Matcher: "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit",
+			Matcher: claudeMatcher,
 			Hooks:   []commandHook{{Type: "command", Command: self, Args: []string{"hook"}, Timeout: timeout}},
 		})}}
 	},
@@ -179,9 +180,14 @@ var claudeSetup = Setup{
 	Refusal: claudeRefusal,
 }
 
+// claudeMatcher names every tool ctxguard reads (claudeShells, claudeFileTools). Monitor must be
+// named: a Monitor call that no hook names reaches the Bash hooks as tool "Bash", and Claude
+// Code then runs the original command, whatever updatedInput says (measured on 2.1.328).
+const claudeMatcher = "Bash|PowerShell|Monitor|Write|Edit|MultiEdit|NotebookEdit"
+
 // claudePluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json
 // in the repository). The plugin runs ctxguard from PATH.
-const claudePluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
+const claudePluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"` + claudeMatcher + `","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
 
 // claudeRefusal reads Claude Code's answer, which Codex reads too.
 func claudeRefusal(answer []byte) (string, error) {
@@ -192,9 +198,6 @@ func claudeRefusal(answer []byte) (string, error) {
 // it (https://code.claude.com/docs/en/hooks, "PreToolUse input"). ctxguard reads them for one
 // purpose: an agent must not rewrite ctxguard's own policy or hooks, which would switch the guard
 // off. Every other tool that is not a shell stays unread, and the hook stays silent on it.
-//
-// Copilot CLI's file-editing tools are not listed: its hook reference names only the shell
-// tools' arguments, so there is nothing documented to read. TODO(v1): add them once documented.
 var claudeFileTools = map[string][]string{
 	"Write":        {"file_path"},
 	"Edit":         {"file_path"},
@@ -202,33 +205,32 @@ var claudeFileTools = map[string][]string{
 	"NotebookEdit": {"notebook_path", "file_path"},
 }
 
-// withFilePaths fills req.Paths for a file-writing tool. A file tool whose path cannot be read is
-// an error, which the hook answers with a deny: a hook that cannot tell which file is written
-// must not wave the write through.
-func withFilePaths(req *Request, top object, tools map[string][]string) (*Request, error) {
+// withFilePaths fills req.Paths for a file-writing tool from its arguments raw (the payload's
+// member name). A file tool whose path cannot be read is an error, which the hook answers with a
+// deny: a hook that cannot tell which file is written must not wave the write through.
+func withFilePaths(req *Request, raw json.RawMessage, name string, tools map[string][]string) (*Request, error) {
 	fields, ok := tools[req.Tool]
 	if !ok || req.Shell != "" {
 		return req, nil
 	}
-	raw, _ := top.get("tool_input")
 	if raw == nil || isNull(raw) {
-		return nil, fmt.Errorf("missing tool_input for %s", req.Tool)
+		return nil, fmt.Errorf("missing %s for %s", name, req.Tool)
 	}
-	obj, err := argsObject(raw, "tool_input")
+	obj, err := argsObject(raw, name)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fields {
 		p, present, err := obj.str(f)
 		if err != nil {
-			return nil, fmt.Errorf("tool_input: %w", err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if present && p != "" {
 			req.Paths = append(req.Paths, p)
 		}
 	}
 	if len(req.Paths) == 0 {
-		return nil, fmt.Errorf("tool_input of %s names no file (%v)", req.Tool, fields)
+		return nil, fmt.Errorf("%s of %s names no file (%v)", name, req.Tool, fields)
 	}
 	return req, nil
 }

@@ -49,7 +49,18 @@ func decodeCopilot(top object) (*Request, error) {
 		return nil, errors.New("missing toolName")
 	}
 	raw, _ := top.get("toolArgs")
-	return withShellArgs(req, copilotShells, raw, "toolArgs")
+	if req, err = withShellArgs(req, copilotShells, raw, "toolArgs"); err != nil {
+		return nil, err
+	}
+	return withFilePaths(req, raw, "toolArgs", copilotFileTools)
+}
+
+// copilotFileTools are Copilot CLI's tools that write a file and the toolArgs fields that name
+// it, read for self-protection as Claude Code's are (claudeFileTools). Measured on Copilot CLI
+// 1.0.102: create {path, file_text} and edit {path, old_str, new_str}, with an absolute path.
+var copilotFileTools = map[string][]string{
+	"create": {"path"},
+	"edit":   {"path"},
 }
 
 // copilotOutput is Copilot CLI's preToolUse decision. Copilot parses all of stdout as one JSON
@@ -111,7 +122,7 @@ var copilotSetup = Setup{
 			Bash:       shellLine("linux", self, "hook", "--harness", "copilot"),
 			PowerShell: psLine(self, "hook", "--harness", "copilot"),
 			TimeoutSec: timeout,
-			Matcher:    "bash|powershell",
+			Matcher:    "bash|powershell|create|edit",
 		})}}
 	},
 	// Copilot also reads hooks inline in its settings files, and from the machine's policy

@@ -53,11 +53,11 @@ func TestEntries(t *testing.T) {
 		want    []string
 	}{
 		{"claude", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
-			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Monitor|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
 		{"claude", Options{GOOS: "windows"}, `C:\Users\A B\go\bin\ctxguard.exe`,
-			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Monitor|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
 		{"copilot", Options{GOOS: "linux"}, "/home/a b/go/bin/ctxguard",
-			[]string{`preToolUse {"type":"command","bash":"'/home/a b/go/bin/ctxguard' hook --harness copilot","powershell":"& '/home/a b/go/bin/ctxguard' hook --harness copilot","timeoutSec":30,"matcher":"bash|powershell"}`}},
+			[]string{`preToolUse {"type":"command","bash":"'/home/a b/go/bin/ctxguard' hook --harness copilot","powershell":"& '/home/a b/go/bin/ctxguard' hook --harness copilot","timeoutSec":30,"matcher":"bash|powershell|create|edit"}`}},
 		{"gemini", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
 			[]string{`BeforeTool {"matcher":"run_shell_command","hooks":[{"type":"command","name":"ctxguard","command":"/opt/bin/ctxguard hook --harness gemini","timeout":30000}]}`}},
 		{"cursor", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
