@@ -257,6 +257,16 @@ func TestClaudeRefusals(t *testing.T) {
 func TestClaudeTools(t *testing.T) {
 	c := need(t, "claude", "claude")
 
+	t.Run("doctor", func(t *testing.T) {
+		t.Parallel()
+		m := newMachine(t)
+		m.install(t, "claude")
+		want := "ok    claude   Claude Code " + c.version + " (" + c.bin + ") runs ~/.claude/settings.json:"
+		if out := m.doctor(t, c); !strings.Contains(out, want) || !strings.Contains(out, "the entry works with this version") {
+			t.Errorf("doctor does not say that %s runs the entry as written:\n%s", c, out)
+		}
+	})
+
 	// A rewrite keeps the call's other fields: run_in_background is one whose effect shows.
 	t.Run("fields-kept", func(t *testing.T) {
 		t.Parallel()
@@ -322,5 +332,14 @@ func TestClaudeLegacy(t *testing.T) {
 		t.Parallel()
 		_, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash("az group list --subscription "+prodSub))
 		refusedWithReason(t, with, "az.")
+	})
+	t.Run("doctor", func(t *testing.T) {
+		t.Parallel()
+		m := newMachine(t)
+		m.install(t, "claude")
+		want := "Claude Code " + c.version + " (" + c.bin + ") runs ~/.claude/settings.json:"
+		if out := m.doctor(t, c); !strings.Contains(out, "ok    claude   "+want) || !strings.Contains(out, "answers as the hook") {
+			t.Errorf("doctor does not say that %s runs the entry, as the hook:\n%s", c, out)
+		}
 	})
 }

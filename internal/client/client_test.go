@@ -245,6 +245,22 @@ func (m *machine) install(t *testing.T, harness string) {
 	m.run(t, m.ctxguard, "install", harness)
 }
 
+// doctor runs ctxguard doctor with the client's program first on PATH, and returns its output
+// (a problem it reports is for the caller to judge).
+func (m *machine) doctor(t *testing.T, c client) string {
+	t.Helper()
+	cmd := exec.Command(m.ctxguard, "doctor")
+	cmd.Dir = m.work
+	for _, kv := range m.env {
+		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + filepath.Dir(c.bin) + string(os.PathListSeparator) + path
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
 // call is one command a shim CLI ran, and the context it acted in.
 type call struct {
 	CLI     string   `json:"cli"`

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -178,6 +180,55 @@ var claudeSetup = Setup{
 		})
 	},
 	Refusal: claudeRefusal,
+	Client:  &Client{Program: "claude", Check: claudeCheck},
+	Needs:   strings.Split(claudeMatcher, "|"),
+	Matches: claudeMatches,
+	Unseen: map[string]string{
+		"Monitor": "a Monitor call goes through the Bash hooks instead, and Claude Code runs its original command whatever ctxguard binds",
+	},
+}
+
+// claudeExecForm is the first Claude Code that runs a hook's command with its args and no
+// shell (https://code.claude.com/docs/en/hooks).
+const claudeExecForm = "2.1.139"
+
+// claudeCheck says whether a Claude Code version runs a handler. One older than the exec form
+// runs an exec-form entry's command alone, through a shell (Git Bash on Windows), without its
+// args (measured on 2.1.138); ctxguard run with no arguments and a payload answers as the hook,
+// so the entry works as long as the shell reads the path as one word. When it does not, the
+// hook cannot start, which Claude Code counts as a hook error that lets the command run.
+func claudeCheck(version string, argv []string, _, goos string) (string, bool) {
+	if argv == nil || !VersionLess(version, claudeExecForm) {
+		return "", true
+	}
+	old := "it predates the exec form of hook commands (" + claudeExecForm + ") and runs the entry's command alone, through a shell"
+	switch {
+	case goos == "windows" && strings.Contains(argv[0], `\`):
+		return old + ", which turns the backslashes of " + argv[0] + " into nothing: the hook cannot start, and every command would run unchecked", false
+	case shQuote(argv[0]) != argv[0]:
+		return old + ", which splits " + argv[0] + " into several words: the hook cannot start, and every command would run unchecked", false
+	}
+	return old + "; ctxguard, given no arguments and a payload, answers as the hook", true
+}
+
+// claudeMatches reports whether a matcher lets a tool through, by Claude Code's rules
+// (https://code.claude.com/docs/en/hooks, "Matcher patterns"): empty or "*" matches every tool;
+// letters, digits, _, -, spaces, commas and | only make a list of exact names; anything else is
+// an unanchored regular expression.
+func claudeMatches(matcher, tool string) bool {
+	if matcher == "" || matcher == "*" {
+		return true
+	}
+	if strings.Trim(matcher, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_- ,|") == "" {
+		for _, name := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
+			if strings.TrimSpace(name) == tool {
+				return true
+			}
+		}
+		return false
+	}
+	re, err := regexp.Compile(matcher)
+	return err == nil && re.MatchString(tool)
 }
 
 // claudeMatcher names every tool ctxguard reads (claudeShells, claudeFileTools). Monitor must be

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -122,7 +124,7 @@ var copilotSetup = Setup{
 			Bash:       shellLine("linux", self, "hook", "--harness", "copilot"),
 			PowerShell: psLine(self, "hook", "--harness", "copilot"),
 			TimeoutSec: timeout,
-			Matcher:    "bash|powershell|create|edit",
+			Matcher:    copilotMatcher,
 		})}}
 	},
 	// Copilot also reads hooks inline in its settings files, and from the machine's policy
@@ -148,5 +150,33 @@ var copilotSetup = Setup{
 	Refusal: func(answer []byte) (string, error) {
 		return refusal(answer, func(o *copilotOutput) string { return o.PermissionDecisionReason })
 	},
-	Note: "Copilot CLI runs repository hooks in -p mode only in a trusted folder (or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).",
+	Note:    "Copilot CLI runs repository hooks in -p mode only in a trusted folder (or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).",
+	Client:  &Client{Program: "copilot", Check: copilotCheck},
+	Needs:   strings.Split(copilotMatcher, "|"),
+	Matches: copilotMatches,
+}
+
+// copilotMatcher names the tools ctxguard reads (copilotShells, copilotFileTools).
+const copilotMatcher = "bash|powershell|create|edit"
+
+// copilotRewrite is the first Copilot CLI that applies modifiedArgs (its changelog, 1.0.24);
+// before it, the original command runs.
+const copilotRewrite = "1.0.24"
+
+func copilotCheck(version string, _ []string, _, _ string) (string, bool) {
+	if VersionLess(version, copilotRewrite) {
+		return "it ignores modifiedArgs (applied from " + copilotRewrite + "), so a command ctxguard binds would run unbound", false
+	}
+	return "", true
+}
+
+// copilotMatches reports whether a matcher lets a tool through: a regular expression anchored
+// at both ends (https://docs.github.com/en/copilot/reference/hooks-reference); none matches
+// every tool.
+func copilotMatches(matcher, tool string) bool {
+	if matcher == "" {
+		return true
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	return err == nil && re.MatchString(tool)
 }
