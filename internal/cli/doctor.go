@@ -22,6 +22,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/hookfile"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -141,8 +142,9 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 			d.info("%-8s %s (not checked: the providers do not load, see below)", l.Name, d.c.home(l.File))
 			continue
 		}
+		var p *rules.Policy
 		if err == nil {
-			_, err = policy.Parse(data, l.File, l.Name, names)
+			p, err = policy.Parse(data, l.File, l.Name, names)
 		}
 		if err != nil {
 			d.fail(fmt.Sprintf("%-8s %s", l.Name, strings.Join(messages(err), "\n")),
@@ -150,6 +152,9 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 			continue
 		}
 		d.ok("%-8s %s", l.Name, d.c.home(l.File))
+		for _, note := range p.Notes {
+			d.warn(note, "")
+		}
 	}
 	if found == 0 {
 		d.warn("no policy applies here, so the hook allows every command",
