@@ -12,8 +12,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/model"
 )
 
-// claude runs Claude Code headless (-p) in a permission mode, with settings (a JSON object, ""
-// for none) merged into the user's settings file before ctxguard is installed, if it is.
+// claude runs Claude Code headless (-p) in a permission mode against the scripted model.
 func (m *machine) claude(t *testing.T, c client, mode string, script ...model.Step) *session {
 	t.Helper()
 	launch := func(url string) ([]string, []string) {
@@ -133,7 +132,7 @@ func TestClaude(t *testing.T) {
 	// A rewrite under every permission mode, and with the user's own allow and deny rules: the
 	// client must decide on the bound command exactly as on the original.
 	for _, tc := range []struct {
-		mode, rules string
+		mode, rule string // rule: the user's permissions list that has Bash(az:*), if any
 	}{
 		{"default", ""},
 		{"acceptEdits", ""},
@@ -141,21 +140,17 @@ func TestClaude(t *testing.T) {
 		{"dontAsk", ""},
 		{"auto", ""},
 		{"bypassPermissions", ""},
-		{"default", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
-		{"dontAsk", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
-		{"acceptEdits", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
-		{"bypassPermissions", `{"permissions": {"deny": ["Bash(az:*)"]}}`},
-		{"default", `{"permissions": {"ask": ["Bash(az:*)"]}}`},
+		{"default", "allow"},
+		{"dontAsk", "allow"},
+		{"acceptEdits", "allow"},
+		{"bypassPermissions", "deny"},
+		{"default", "ask"},
 	} {
-		name := "rewrite/" + tc.mode
-		if tc.rules != "" {
-			name += "/" + strings.Fields(strings.Trim(tc.rules, `{}"`))[2]
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run("rewrite/"+strings.TrimSuffix(tc.mode+"/"+tc.rule, "/"), func(t *testing.T) {
 			t.Parallel()
 			prepare := func(m *machine) {
-				if tc.rules != "" {
-					m.settings(t, tc.rules)
+				if tc.rule != "" {
+					m.settings(t, `{"permissions": {"`+tc.rule+`": ["Bash(az:*)"]}}`)
 				}
 			}
 			without, with, _, _ := claudePair(t, c, tc.mode, prepare, bash("az group list"))
@@ -311,17 +306,17 @@ func TestClaudeTools(t *testing.T) {
 func TestClaudeLegacy(t *testing.T) {
 	c := need(t, "claude-legacy", "claude")
 	for _, tc := range []struct {
-		mode, rules string
+		mode, rule string
 	}{
 		{"bypassPermissions", ""},
 		{"dontAsk", ""},
-		{"dontAsk", `{"permissions": {"allow": ["Bash(az:*)"]}}`},
+		{"dontAsk", "allow"},
 	} {
-		t.Run("rewrite/"+tc.mode+map[bool]string{true: "/allow"}[tc.rules != ""], func(t *testing.T) {
+		t.Run("rewrite/"+strings.TrimSuffix(tc.mode+"/"+tc.rule, "/"), func(t *testing.T) {
 			t.Parallel()
 			prepare := func(m *machine) {
-				if tc.rules != "" {
-					m.settings(t, tc.rules)
+				if tc.rule != "" {
+					m.settings(t, `{"permissions": {"`+tc.rule+`": ["Bash(az:*)"]}}`)
 				}
 			}
 			without, with, _, _ := claudePair(t, c, tc.mode, prepare, bash("az group list"))
