@@ -164,6 +164,8 @@ func TestClaude(t *testing.T) {
 		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
 		sameDecision(t, without, with, []call{bound}, []call{bound})
 	})
+	claudeRefusals(t, c)
+	claudeTools(t, c)
 }
 
 // refusedWithReason checks a call ctxguard refused itself: nothing ran, and the model was told
@@ -180,8 +182,8 @@ func refusedWithReason(t *testing.T, s *session, rule string) model.ToolResult {
 	return r
 }
 
-func TestClaudeRefusals(t *testing.T) {
-	c := need(t, "claude", "claude")
+// claudeRefusals are the cases where ctxguard itself refuses.
+func claudeRefusals(t *testing.T, c client) {
 
 	// A binding to a context the policy does not allow: ctxguard denies, and says why.
 	t.Run("deny-reason", func(t *testing.T) {
@@ -249,8 +251,8 @@ func TestClaudeRefusals(t *testing.T) {
 	}
 }
 
-func TestClaudeTools(t *testing.T) {
-	c := need(t, "claude", "claude")
+// claudeTools are the cases of the other tools and fields.
+func claudeTools(t *testing.T, c client) {
 
 	t.Run("doctor", func(t *testing.T) {
 		t.Parallel()

@@ -81,40 +81,52 @@ func clientCache() string {
 	return filepath.Join(cache, "ctxguard", "clients")
 }
 
+// pinned reads the clients pinned in .ci/clients.tsv.
+func pinned() ([]client, error) {
+	data, err := os.ReadFile(filepath.Join("..", "..", ".ci", "clients.tsv"))
+	if err != nil {
+		return nil, err
+	}
+	var out []client
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		out = append(out, client{name: f[0], pkg: f[1], version: f[2]})
+	}
+	return out, nil
+}
+
+// dir is where .ci/clients installs the client.
+func (c client) dir() string { return filepath.Join(clientCache(), c.String()) }
+
+func (c client) installed() bool {
+	_, err := os.Stat(filepath.Join(c.dir(), ".installed"))
+	return err == nil
+}
+
 // need returns the pinned client called name, or skips the test (fails it under CI=true) when it
 // is not installed. program is the client's command in the package's node_modules/.bin.
 func need(t *testing.T, name, program string) client {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root(t), ".ci", "clients.tsv"))
+	clients, err := pinned()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(data)) {
-		f := strings.Fields(line)
-		if len(f) != 3 || strings.HasPrefix(f[0], "#") || f[0] != name {
-			continue
-		}
-		c := client{name: f[0], pkg: f[1], version: f[2]}
-		dir := filepath.Join(clientCache(), c.String())
-		c.bin = filepath.Join(dir, "node_modules", ".bin", program)
-		if _, err := os.Stat(filepath.Join(dir, ".installed")); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed in %s: .ci/run installs it with .ci/clients", c, dir)
-			}
-			t.Skipf("%s is not installed in %s: run .ci/clients to install it", c, dir)
-		}
-		return c
+	i := slices.IndexFunc(clients, func(c client) bool { return c.name == name })
+	if i < 0 {
+		t.Fatalf(".ci/clients.tsv pins no client %q", name)
 	}
-	t.Fatalf(".ci/clients.tsv pins no client %q", name)
-	return client{}
-}
-
-func root(t *testing.T) string {
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
+	c := clients[i]
+	c.bin = filepath.Join(c.dir(), "node_modules", ".bin", program)
+	if !c.installed() {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed in %s: .ci/run installs it with .ci/clients", c, c.dir())
+		}
+		t.Skipf("%s is not installed in %s: run .ci/clients to install it", c, c.dir())
 	}
-	return dir
+	return c
 }
 
 // built is the ctxguard binary of this module, built once for the whole suite, and a cache
