@@ -120,32 +120,14 @@ func sameDecision(t *testing.T, without, with *session, unbound, bound []call) {
 	sameOutcome(t, without, with, unbound, bound)
 }
 
-var unboundList = call{CLI: "az", Args: []string{"group", "list"}, Context: prodSub}
+// claudeCase is a permission mode and the user's permissions list ("allow", "deny", "ask"; ""
+// for none) that holds Bash(az:*).
+type claudeCase struct{ mode, rule string }
 
-func bash(command string) model.Step {
-	return model.Call("Bash", map[string]any{"command": command, "description": "run " + command})
-}
-
-func TestClaude(t *testing.T) {
-	c := need(t, "claude", "claude")
-
-	// A rewrite under every permission mode, and with the user's own allow and deny rules: the
-	// client must decide on the bound command exactly as on the original.
-	for _, tc := range []struct {
-		mode, rule string // rule: the user's permissions list that has Bash(az:*), if any
-	}{
-		{"default", ""},
-		{"acceptEdits", ""},
-		{"plan", ""},
-		{"dontAsk", ""},
-		{"auto", ""},
-		{"bypassPermissions", ""},
-		{"default", "allow"},
-		{"dontAsk", "allow"},
-		{"acceptEdits", "allow"},
-		{"bypassPermissions", "deny"},
-		{"default", "ask"},
-	} {
+// claudeRewrites runs `az group list`, which ctxguard rewrites, in each case: the client must
+// decide on the bound command exactly as on the original.
+func claudeRewrites(t *testing.T, c client, cases []claudeCase) {
+	for _, tc := range cases {
 		t.Run("rewrite/"+strings.TrimSuffix(tc.mode+"/"+tc.rule, "/"), func(t *testing.T) {
 			t.Parallel()
 			prepare := func(m *machine) {
@@ -157,6 +139,32 @@ func TestClaude(t *testing.T) {
 			sameDecision(t, without, with, []call{unboundList}, []call{bound})
 		})
 	}
+}
+
+var unboundList = call{CLI: "az", Args: []string{"group", "list"}, Context: prodSub}
+
+func bash(command string) model.Step {
+	return model.Call("Bash", map[string]any{"command": command, "description": "run " + command})
+}
+
+func TestClaude(t *testing.T) {
+	c := need(t, "claude", "claude")
+
+	// A rewrite under every permission mode, and with the user's own allow and deny rules: the
+	// client must decide on the bound command exactly as on the original.
+	claudeRewrites(t, c, []claudeCase{
+		{"default", ""},
+		{"acceptEdits", ""},
+		{"plan", ""},
+		{"dontAsk", ""},
+		{"auto", ""},
+		{"bypassPermissions", ""},
+		{"default", "allow"},
+		{"dontAsk", "allow"},
+		{"acceptEdits", "allow"},
+		{"bypassPermissions", "deny"},
+		{"default", "ask"},
+	})
 
 	t.Run("allowed-unchanged", func(t *testing.T) {
 		t.Parallel()
@@ -253,15 +261,9 @@ func claudeRefusals(t *testing.T, c client) {
 
 // claudeTools are the cases of the other tools and fields.
 func claudeTools(t *testing.T, c client) {
-
 	t.Run("doctor", func(t *testing.T) {
 		t.Parallel()
-		m := newMachine(t)
-		m.install(t, "claude")
-		want := "ok    claude   Claude Code " + c.version + " (" + c.bin + ") runs ~/.claude/settings.json:"
-		if out := m.doctor(t, c); !strings.Contains(out, want) || !strings.Contains(out, "the entry works with this version") {
-			t.Errorf("doctor does not say that %s runs the entry as written:\n%s", c, out)
-		}
+		doctorSays(t, c, "claude", "ok    claude   Claude Code "+c.version+" ("+c.bin+") runs ~/.claude/settings.json:", "the entry works with this version")
 	})
 
 	// A rewrite keeps the call's other fields: run_in_background is one whose effect shows.
@@ -307,24 +309,7 @@ func claudeTools(t *testing.T, c client) {
 // arguments and a payload on stdin, answers as the hook instead of blocking every call.
 func TestClaudeLegacy(t *testing.T) {
 	c := need(t, "claude-legacy", "claude")
-	for _, tc := range []struct {
-		mode, rule string
-	}{
-		{"bypassPermissions", ""},
-		{"dontAsk", ""},
-		{"dontAsk", "allow"},
-	} {
-		t.Run("rewrite/"+strings.TrimSuffix(tc.mode+"/"+tc.rule, "/"), func(t *testing.T) {
-			t.Parallel()
-			prepare := func(m *machine) {
-				if tc.rule != "" {
-					m.settings(t, `{"permissions": {"`+tc.rule+`": ["Bash(az:*)"]}}`)
-				}
-			}
-			without, with, _, _ := claudePair(t, c, tc.mode, prepare, bash("az group list"))
-			sameDecision(t, without, with, []call{unboundList}, []call{bound})
-		})
-	}
+	claudeRewrites(t, c, []claudeCase{{"bypassPermissions", ""}, {"dontAsk", ""}, {"dontAsk", "allow"}})
 	t.Run("deny-reason", func(t *testing.T) {
 		t.Parallel()
 		_, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash("az group list --subscription "+prodSub))
@@ -332,11 +317,6 @@ func TestClaudeLegacy(t *testing.T) {
 	})
 	t.Run("doctor", func(t *testing.T) {
 		t.Parallel()
-		m := newMachine(t)
-		m.install(t, "claude")
-		want := "Claude Code " + c.version + " (" + c.bin + ") runs ~/.claude/settings.json:"
-		if out := m.doctor(t, c); !strings.Contains(out, "ok    claude   "+want) || !strings.Contains(out, "answers as the hook") {
-			t.Errorf("doctor does not say that %s runs the entry, as the hook:\n%s", c, out)
-		}
+		doctorSays(t, c, "claude", "ok    claude   Claude Code "+c.version+" ("+c.bin+") runs ~/.claude/settings.json:", "answers as the hook")
 	})
 }

@@ -257,10 +257,12 @@ func (m *machine) install(t *testing.T, harness string) {
 	m.run(t, m.ctxguard, "install", harness)
 }
 
-// doctor runs ctxguard doctor with the client's program first on PATH, and returns its output
-// (a problem it reports is for the caller to judge).
-func (m *machine) doctor(t *testing.T, c client) string {
+// doctorSays installs ctxguard for a harness and runs ctxguard doctor with the client's program
+// first on PATH: its output must hold each of want (a problem it reports is for want to judge).
+func doctorSays(t *testing.T, c client, harness string, want ...string) {
 	t.Helper()
+	m := newMachine(t)
+	m.install(t, harness)
 	cmd := exec.Command(m.ctxguard, "doctor")
 	cmd.Dir = m.work
 	for _, kv := range m.env {
@@ -270,7 +272,11 @@ func (m *machine) doctor(t *testing.T, c client) string {
 		cmd.Env = append(cmd.Env, kv)
 	}
 	out, _ := cmd.CombinedOutput()
-	return string(out)
+	for _, w := range want {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("ctxguard doctor with %s on PATH does not say %q:\n%s", c, w, out)
+		}
+	}
 }
 
 // call is one command a shim CLI ran, and the context it acted in.

@@ -83,12 +83,7 @@ func TestCopilot(t *testing.T) {
 
 	t.Run("doctor", func(t *testing.T) {
 		t.Parallel()
-		m := newMachine(t)
-		m.install(t, "copilot")
-		want := "ok    copilot  GitHub Copilot CLI " + c.version + " (" + c.bin + ") runs ~/.copilot/hooks/ctxguard.json:"
-		if out := m.doctor(t, c); !strings.Contains(out, want) || !strings.Contains(out, "the entry works with this version") {
-			t.Errorf("doctor does not say that %s runs the entry:\n%s", c, out)
-		}
+		doctorSays(t, c, "copilot", "ok    copilot  GitHub Copilot CLI "+c.version+" ("+c.bin+") runs ~/.copilot/hooks/ctxguard.json:", "the entry works with this version")
 	})
 
 	t.Run("allowed-unchanged", func(t *testing.T) {
