@@ -90,7 +90,7 @@ func summarize(out []byte, code int) string {
 	reason := a.Hook.Reason
 	switch {
 	case a.Hook.Input.Command != "" && a.Hook.Decision == "":
-		fmt.Fprintf(&b, "  rewrite: %s (no permission decision: the harness's own rules decide on it)", a.Hook.Input.Command)
+		fmt.Fprintf(&b, "  rewrite (no decision: the harness's rules decide): %s", a.Hook.Input.Command)
 		reason = a.Hook.Context
 	case a.Hook.Input.Command != "":
 		fmt.Fprintf(&b, "  %s: %s", a.Hook.Decision, a.Hook.Input.Command)
