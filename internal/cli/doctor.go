@@ -331,7 +331,7 @@ func (d *doctor) client(s *harness.Setup, found []installed) {
 		at := in.hook.Pos()
 		msg := fmt.Sprintf("%-8s %s %s (%s) runs %s:%d:%d", s.Harness, s.Title, version, prog, d.c.home(in.file), at.Line, at.Col)
 		if !ok {
-			d.fail(msg+": "+note, fmt.Sprintf("upgrade %s, or install ctxguard where its path needs no quoting and run ctxguard install %s again", s.Title, s.Harness))
+			d.fail(msg+": "+note, "upgrade "+s.Title)
 			continue
 		}
 		if note == "" {

@@ -32,8 +32,8 @@ type Answer struct {
 	// the human approves is the bound command ("" = unchanged).
 	Command string
 	// RewriteAs is the policy's override for how a rewrite is answered: SettingAsk has a human
-	// confirm every bound command; SettingUnset (and SettingAllow, which older policies may
-	// still say) leaves the decision to the harness's own rules, as for the original command.
+	// confirm every bound command; SettingUnset leaves the decision to the harness's own rules,
+	// as for the original command (SettingAllow, which no policy sets any more, does the same).
 	RewriteAs rules.Setting
 }
 
