@@ -1,3 +1,5 @@
+//go:build unix
+
 package client
 
 import (
@@ -67,7 +69,7 @@ type verdict struct {
 
 func (v verdict) refused() bool { return v.Decision == "reject" }
 
-// verdicts reads every tool call's verdict from a stream-json transcript.
+// claudeVerdicts reads every tool call's verdict from a stream-json transcript.
 func claudeVerdicts(t *testing.T, stdout string) map[string]verdict {
 	t.Helper()
 	out := map[string]verdict{}
@@ -94,9 +96,9 @@ func claudeVerdicts(t *testing.T, stdout string) map[string]verdict {
 
 // claudePair runs one case without ctxguard and with it (installed by ctxguard install claude),
 // each on a machine of its own prepared by prepare (nil: nothing more).
-func claudePair(t *testing.T, c client, mode string, prepare func(*machine), script ...model.Step) (without, with *session, mWithout, mWith *machine) {
+func claudePair(t *testing.T, c client, mode string, prepare func(*machine), script ...model.Step) (without, with *session) {
 	t.Helper()
-	mWithout, mWith = newMachine(t), newMachine(t)
+	mWithout, mWith := newMachine(t), newMachine(t)
 	if prepare != nil {
 		prepare(mWithout)
 		prepare(mWith)
@@ -104,7 +106,7 @@ func claudePair(t *testing.T, c client, mode string, prepare func(*machine), scr
 	mWith.install(t, "claude")
 	without = mWithout.claude(t, c, mode, script...)
 	with = mWith.claude(t, c, mode, script...)
-	return without, with, mWithout, mWith
+	return without, with
 }
 
 // sameDecision checks the rule of a rewrite: the client decides on the bound command as it
@@ -135,7 +137,7 @@ func claudeRewrites(t *testing.T, c client, cases []claudeCase) {
 					m.settings(t, `{"permissions": {"`+tc.rule+`": ["Bash(az:*)"]}}`)
 				}
 			}
-			without, with, _, _ := claudePair(t, c, tc.mode, prepare, bash("az group list"))
+			without, with := claudePair(t, c, tc.mode, prepare, bash("az group list"))
 			sameDecision(t, without, with, []call{unboundList}, []call{bound})
 		})
 	}
@@ -169,7 +171,7 @@ func TestClaude(t *testing.T) {
 	t.Run("allowed-unchanged", func(t *testing.T) {
 		t.Parallel()
 		line := "az group list --subscription " + devSub
-		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
+		without, with := claudePair(t, c, "bypassPermissions", nil, bash(line))
 		sameDecision(t, without, with, []call{bound}, []call{bound})
 	})
 	claudeRefusals(t, c)
@@ -197,7 +199,7 @@ func claudeRefusals(t *testing.T, c client) {
 	t.Run("deny-reason", func(t *testing.T) {
 		t.Parallel()
 		line := "az group list --subscription " + prodSub
-		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
+		without, with := claudePair(t, c, "bypassPermissions", nil, bash(line))
 		if want := []call{{CLI: "az", Args: []string{"group", "list", "--subscription", prodSub}, Context: prodSub}}; !cmp.Equal(without.ran, want) {
 			t.Errorf("without ctxguard, the shims saw %v; want %v", without.ran, want)
 		}
@@ -208,7 +210,7 @@ func claudeRefusals(t *testing.T, c client) {
 	t.Run("destructive-ask", func(t *testing.T) {
 		t.Parallel()
 		line := "az vm delete -n web --yes"
-		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash(line))
+		without, with := claudePair(t, c, "bypassPermissions", nil, bash(line))
 		if len(without.ran) != 1 {
 			t.Errorf("without ctxguard, the shims saw %v; want the delete", without.ran)
 		}
@@ -270,7 +272,7 @@ func claudeTools(t *testing.T, c client) {
 	t.Run("fields-kept", func(t *testing.T) {
 		t.Parallel()
 		step := model.Call("Bash", map[string]any{"command": "az group list", "description": "list", "run_in_background": true, "timeout": 600000})
-		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, step, model.Call("Bash", map[string]any{"command": "sleep 1", "description": "wait"}))
+		without, with := claudePair(t, c, "bypassPermissions", nil, step, model.Call("Bash", map[string]any{"command": "sleep 1", "description": "wait"}))
 		for name, s := range map[string]*session{"without": without, "with": with} {
 			if r := s.result(t, 1).Content; !strings.Contains(r, "background") {
 				t.Errorf("%s ctxguard, the call did not run in the background: %q", name, r)
@@ -279,12 +281,21 @@ func claudeTools(t *testing.T, c client) {
 		sameDecision(t, without, with, []call{unboundList}, []call{bound})
 	})
 
+	// Every guarded call of a line is bound, each to its own CLI's allowed context.
+	t.Run("chain", func(t *testing.T) {
+		t.Parallel()
+		without, with := claudePair(t, c, "bypassPermissions", nil, bash("kubectl get pods && az group list"))
+		sameDecision(t, without, with,
+			[]call{{CLI: "kubectl", Args: []string{"get", "pods"}, Context: "prod"}, unboundList},
+			[]call{{CLI: "kubectl", Args: []string{"get", "pods", "--context", "dev"}, Context: "dev"}, bound})
+	})
+
 	// Monitor runs a command too; Claude Code applies a rewrite of it when the hook's matcher
 	// names Monitor, as ctxguard install's does.
 	t.Run("monitor", func(t *testing.T) {
 		t.Parallel()
 		step := model.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"})
-		without, with, _, _ := claudePair(t, c, "bypassPermissions", nil, step)
+		without, with := claudePair(t, c, "bypassPermissions", nil, step)
 		sameDecision(t, without, with, []call{unboundList}, []call{bound})
 	})
 
@@ -312,7 +323,7 @@ func TestClaudeLegacy(t *testing.T) {
 	claudeRewrites(t, c, []claudeCase{{"bypassPermissions", ""}, {"dontAsk", ""}, {"dontAsk", "allow"}})
 	t.Run("deny-reason", func(t *testing.T) {
 		t.Parallel()
-		_, with, _, _ := claudePair(t, c, "bypassPermissions", nil, bash("az group list --subscription "+prodSub))
+		_, with := claudePair(t, c, "bypassPermissions", nil, bash("az group list --subscription "+prodSub))
 		refusedWithReason(t, with, "az.")
 	})
 	t.Run("doctor", func(t *testing.T) {
