@@ -60,8 +60,10 @@ go test -count=1 -json $pkgs 2>&1 | "$work/tally" -log "$log" -events "$work/tes
 
 if [ -d "$clients" ]; then
   phase "the real agent clients"
-  show go test -count=1 -json "./$clients/..."
-  go test -count=1 -json "./$clients/..." 2>&1 | "$work/tally" -log "$log" -events "$work/clients.json"
+  # A few minutes on 2 cores; on a loaded machine more than go test's default 10 min. Each
+  # client run has its own timeout, so nothing hangs.
+  show go test -count=1 -timeout=30m -json "./$clients/..."
+  go test -count=1 -timeout=30m -json "./$clients/..." 2>&1 | "$work/tally" -log "$log" -events "$work/clients.json"
 fi
 
 phase "fuzz, 3 s per target: $(echo $fuzz)"

@@ -60,11 +60,14 @@ type Policy struct {
 	DestructiveSrc Source
 	// Rules are the users' own rules from every layer.
 	Rules []UserRule
-	// RewriteMode, when set, decides how a rewrite is answered in every permission mode:
-	// SettingAsk always shows the bound command to the user, SettingAllow never does.
-	// SettingUnset keeps the harness's default (ask where the harness would have asked anyway).
+	// RewriteMode SettingAsk has a human confirm every rewrite (the bound command is what they
+	// see). SettingUnset answers a rewrite with the bound command alone, and the harness's own
+	// permission rules decide on it as they would have on the original.
 	RewriteMode    Setting
 	RewriteModeSrc Source
+	// Notes are what the files say that ctxguard no longer reads, each "file:line:col: message";
+	// the policy loads without it.
+	Notes []string
 	// Forget turns session memory off (session: {remember: false}): later calls of a session are
 	// bound to the active context, not to the one the session switched to. Off wins across
 	// layers, and ForgetSrc names the layer that turned it off.

@@ -171,6 +171,13 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 			tool = "bash"
 		}
 		targs, _ := json.Marshal(map[string]any{"command": args[2], "description": "test"})
+		if f, ok := opt["file"]; ok {
+			// A file tool (create, edit): COMMAND is the content, file= the path (relative to cwd).
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(opt["cwd"], f)
+			}
+			targs, _ = json.Marshal(map[string]any{"path": f, "file_text": args[2]})
+		}
 		p = map[string]any{"sessionId": opt["session"], "timestamp": 1787400000000, "cwd": opt["cwd"], "toolName": tool, "toolArgs": string(targs)}
 	case "gemini":
 		p = map[string]any{
@@ -227,8 +234,8 @@ func realCLI(cond string) (bool, error) {
 
 // runanswer PAYLOAD runs what the harness would run after the hook's answer, which is the last
 // command's stdout: the payload's own command when the answer is silence (allow), the command in
-// the answer when it carries one (a rewrite, or an ask, which the human is taken to approve). A
-// deny fails. The command runs with bash in the payload's cwd, and its output becomes stdout and
+// the answer when it carries one (a rewrite, which carries no decision, or an ask, which the
+// human is taken to approve). A deny fails. The command runs with bash in the payload's cwd, and its output becomes stdout and
 // stderr for the next assertions; `! runanswer` expects it to fail.
 func runanswer(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
@@ -260,7 +267,7 @@ func runanswer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Check(json.Unmarshal([]byte(answer), &a))
 		decision, reason, next := a.Decision, a.Reason, a.Modified
-		if a.Hook.Decision != "" {
+		if a.Hook.Decision != "" || a.Hook.Input != nil {
 			decision, reason, next = a.Hook.Decision, a.Hook.Reason, a.Hook.Input
 		}
 		if decision == "deny" {

@@ -417,7 +417,7 @@ func hook(ctxguard string, sb *sandbox, c *caseDef, run string) (answer, error) 
 	switch a.verdict {
 	case "deny", "ask":
 		a.class = "stopped"
-	case "allow":
+	case "", "allow":
 		a.class = "allowed"
 		if command != "" && command != c.Line {
 			a.class, a.command = "rewritten", command

@@ -123,6 +123,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *runner) main(args []string) int {
+	if len(args) == 0 && piped(c.stdin) {
+		// A harness that runs the exec-form entry ctxguard install writes ("command":
+		// ".../ctxguard", "args": ["hook"]) but predates the form (Claude Code before 2.1.139;
+		// a harness that reads Claude Code's settings files) runs the command alone, with the
+		// payload on stdin: answer it as the hook rather than block every call with the usage.
+		return c.hook(nil)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		c.help()
 		if len(args) == 0 {
@@ -162,6 +169,17 @@ func (c *runner) main(args []string) int {
 	fmt.Fprintf(c.stderr, "ctxguard: unknown command %q\n\n", args[0])
 	c.help()
 	return exitUsage
+}
+
+// piped reports whether stdin is a pipe or a file, as a hook's is, rather than a terminal (or
+// another character device, such as /dev/null).
+func piped(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice == 0
 }
 
 func (c *runner) help() {

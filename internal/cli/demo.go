@@ -80,18 +80,24 @@ func summarize(out []byte, code int) string {
 			Input    struct {
 				Command string `json:"command"`
 			} `json:"updatedInput"`
+			Context string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal(out, &a); err != nil {
 		return "  " + string(out)
 	}
 	var b strings.Builder
-	if a.Hook.Input.Command != "" {
-		fmt.Fprintf(&b, "  rewrite (answered %q): %s", a.Hook.Decision, a.Hook.Input.Command)
-	} else {
+	reason := a.Hook.Reason
+	switch {
+	case a.Hook.Input.Command != "" && a.Hook.Decision == "":
+		fmt.Fprintf(&b, "  rewrite (no decision: the harness's rules decide): %s", a.Hook.Input.Command)
+		reason = a.Hook.Context
+	case a.Hook.Input.Command != "":
+		fmt.Fprintf(&b, "  %s: %s", a.Hook.Decision, a.Hook.Input.Command)
+	default:
 		fmt.Fprintf(&b, "  %s", a.Hook.Decision)
 	}
-	fmt.Fprintf(&b, "\n  %s\n", strings.ReplaceAll(a.Hook.Reason, "\n", "\n  "))
+	fmt.Fprintf(&b, "\n  %s\n", strings.ReplaceAll(reason, "\n", "\n  "))
 	return b.String()
 }
 

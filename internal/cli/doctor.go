@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/hookfile"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -139,8 +142,9 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 			d.info("%-8s %s (not checked: the providers do not load, see below)", l.Name, d.c.home(l.File))
 			continue
 		}
+		var p *rules.Policy
 		if err == nil {
-			_, err = policy.Parse(data, l.File, l.Name, names)
+			p, err = policy.Parse(data, l.File, l.Name, names)
 		}
 		if err != nil {
 			d.fail(fmt.Sprintf("%-8s %s", l.Name, strings.Join(messages(err), "\n")),
@@ -148,6 +152,9 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 			continue
 		}
 		d.ok("%-8s %s", l.Name, d.c.home(l.File))
+		for _, note := range p.Notes {
+			d.warn(note, "")
+		}
 	}
 	if found == 0 {
 		d.warn("no policy applies here, so the hook allows every command",
@@ -266,8 +273,10 @@ func (d *doctor) harnesses(wd string) []installed {
 			d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from the plugin and from %s", s.Title, d.c.home(here[0].file)),
 				fmt.Sprintf("keep one: ctxguard uninstall %s, or disable the plugin (/plugin)", s.Harness))
 		}
-		all = append(all, here...)
-		all = append(all, plugins...)
+		found := append(here, plugins...)
+		d.matchers(s, found)
+		d.client(s, found)
+		all = append(all, found...)
 	}
 	if len(all) == 0 {
 		d.fail("no harness on this machine runs ctxguard", "wire it in: ctxguard install claude (or copilot, gemini, cursor, codex)")
@@ -276,6 +285,64 @@ func (d *doctor) harnesses(wd string) []installed {
 	d.twice(all, root)
 	return all
 }
+
+// matchers warns about an entry whose matcher keeps some of the tools ctxguard checks from
+// reaching it (a hand-written entry, or one from an older ctxguard).
+func (d *doctor) matchers(s *harness.Setup, found []installed) {
+	for _, in := range found {
+		tools, effects := s.Uncovered(in.hook.Matcher)
+		if len(tools) == 0 {
+			continue
+		}
+		at := in.hook.Pos()
+		d.warn(fmt.Sprintf("%-8s %s:%d:%d: the matcher %q leaves out %s: %s", s.Harness, d.c.home(in.file), at.Line, at.Col,
+			in.hook.Matcher, strings.Join(tools, ", "), strings.Join(effects, "; ")), "ctxguard install "+s.Harness+" (it replaces its entry)")
+	}
+}
+
+// clientTimeout bounds `PROGRAM --version`; Copilot CLI unpacks itself on its first run.
+const clientTimeout = 20 * time.Second
+
+// client finds the harness's program on PATH, asks it for its version, and says whether the
+// entries found work with that version.
+func (d *doctor) client(s *harness.Setup, found []installed) {
+	if s.Client == nil || len(found) == 0 {
+		return
+	}
+	prog, err := exec.LookPath(s.Client.Program)
+	if err != nil {
+		d.info("%-8s %s is not on PATH here, so doctor cannot tell which version of %s runs these entries", s.Harness, s.Client.Program, s.Title)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prog, "--version").Output()
+	version := versionRE.FindString(string(out))
+	if err != nil || version == "" {
+		d.warn(fmt.Sprintf("%-8s %s --version gave no version (%v): doctor cannot tell whether these entries work with it", s.Harness, prog, cmp.Or(err, errors.New(truncate(strings.TrimSpace(string(out)), 80)))), "")
+		return
+	}
+	for _, in := range found {
+		note, ok := "", true
+		if s.Client.Check != nil {
+			argv, line := in.hook.Command(d.c.env.OS)
+			note, ok = s.Client.Check(version, argv, line, d.c.env.OS)
+		}
+		at := in.hook.Pos()
+		msg := fmt.Sprintf("%-8s %s %s (%s) runs %s:%d:%d", s.Harness, s.Title, version, prog, d.c.home(in.file), at.Line, at.Col)
+		if !ok {
+			d.fail(msg+": "+note, "upgrade "+s.Title)
+			continue
+		}
+		if note == "" {
+			note = "the entry works with this version"
+		}
+		d.ok("%s: %s", msg, note)
+	}
+}
+
+// versionRE finds a version in a program's --version output.
+var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)*`)
 
 // plugins finds ctxguard's plugin enabled in the harness's settings (for Claude Code,
 // enabledPlugins: {"ctxguard@MARKETPLACE": true}), and returns the hook it runs.

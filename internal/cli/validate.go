@@ -104,8 +104,13 @@ func runValidate(c *runner, args []string) error {
 		if s.kind != "policy" {
 			continue
 		}
-		if _, err := policy.Parse(s.data, s.file, policy.Project, known); err != nil {
+		p, err := policy.Parse(s.data, s.file, policy.Project, known)
+		if err != nil {
 			findings[s.index] = sorted(err)
+			continue
+		}
+		for _, note := range p.Notes {
+			fmt.Fprintf(c.stderr, "note: %s\n", note)
 		}
 	}
 	n := 0

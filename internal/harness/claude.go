@@ -2,10 +2,13 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -14,21 +17,15 @@ import (
 // sends and reads the same shape, minus ask.
 type claude struct{}
 
-// claudeShells maps Claude Code's shell tools to the shell their command is written for. Both
-// take tool_input {command, description, timeout, run_in_background}. Monitor also runs commands
-// but its input is undocumented, so it is not treated as a shell.
+// claudeShells maps Claude Code's tools that run a command line to the shell it is written for.
+// Bash and PowerShell take tool_input {command, description, timeout, run_in_background}. Monitor
+// runs its command in the background and reports its output as events; the hook sees it as
+// {description, timeout_ms, command} (Claude Code 2.1.328), and Claude Code applies an
+// updatedInput for it as for Bash.
 var claudeShells = map[string]string{
 	"Bash":       "bash",
 	"PowerShell": "powershell",
-}
-
-// claudeAllowModes are the permission modes in which Claude Code would run a shell command
-// without asking the user. A rewrite answers allow only there, so that binding a command never
-// skips a prompt the user would otherwise have seen.
-var claudeAllowModes = map[string]bool{
-	"auto":              true,
-	"dontAsk":           true,
-	"bypassPermissions": true,
+	"Monitor":    "bash",
 }
 
 func (claude) Name() string { return "claude" }
@@ -36,7 +33,8 @@ func (claude) Name() string { return "claude" }
 func (claude) decode(top object) (*Request, error) {
 	req, err := decodeSnakeCase(top, "claude", claudeShells)
 	if err == nil {
-		req, err = withFilePaths(req, top, claudeFileTools)
+		input, _ := top.get("tool_input")
+		req, err = withFilePaths(req, input, "tool_input", claudeFileTools)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read claude payload: %w", err)
@@ -101,15 +99,20 @@ type claudeOutput struct {
 }
 
 type claudeDecision struct {
-	HookEventName            string `json:"hookEventName"`
-	PermissionDecision       string `json:"permissionDecision"`
+	HookEventName string `json:"hookEventName"`
+	// PermissionDecision is left out of a rewrite, so that Claude Code's own rules decide on
+	// the rewritten input.
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// UpdatedInput replaces the whole tool_input, so it carries every original field.
 	UpdatedInput object `json:"updatedInput,omitempty"`
+	// AdditionalContext carries a rewrite's reason, which reaches the model next to the tool
+	// result (a permissionDecisionReason is only read with a decision).
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 func (claude) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, a, claudeRewriteDefault(req))
+	d, err := decide(req, a, "")
 	if err != nil {
 		return fmt.Errorf("answer claude: %w", err)
 	}
@@ -119,7 +122,7 @@ func (claude) Encode(w io.Writer, req *Request, a Answer) error {
 // writeClaude writes a decision in Claude Code's hookSpecificOutput shape, which Codex reads
 // too; allow is silence.
 func writeClaude(w io.Writer, harness string, d decision) error {
-	if d.permission == "" {
+	if d.permission == "" && d.args == nil {
 		return nil
 	}
 	out := claudeOutput{claudeDecision{
@@ -128,20 +131,13 @@ func writeClaude(w io.Writer, harness string, d decision) error {
 		PermissionDecisionReason: d.reason,
 		UpdatedInput:             d.args,
 	}}
+	if d.permission == "" {
+		out.HookSpecificOutput.PermissionDecisionReason, out.HookSpecificOutput.AdditionalContext = "", d.reason
+	}
 	if err := write(w, out); err != nil {
 		return fmt.Errorf("answer %s: %w", harness, err)
 	}
 	return nil
-}
-
-// claudeRewriteDefault is how a rewrite is answered when the policy does not say: ask where
-// Claude Code would have asked anyway (default, plan, acceptEdits, and any mode it did not name)
-// and allow where it would not.
-func claudeRewriteDefault(req *Request) string {
-	if req != nil && claudeAllowModes[req.Mode] {
-		return "allow"
-	}
-	return "ask"
 }
 
 // claudeSetup wires ctxguard into Claude Code: a PreToolUse group for both shell tools, in exec
@@ -164,7 +160,7 @@ var claudeSetup = Setup{
 	Skeleton:    "{}\n",
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"PreToolUse", compact(hookGroup{
-			Matcher: "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit",
+			Matcher: claudeMatcher,
 			Hooks:   []commandHook{{Type: "command", Command: self, Args: []string{"hook"}, Timeout: timeout}},
 		})}}
 	},
@@ -186,16 +182,71 @@ var claudeSetup = Setup{
 		})
 	},
 	Refusal: claudeRefusal,
+	Client:  &Client{Program: "claude", Check: claudeCheck},
+	Needs:   strings.Split(claudeMatcher, "|"),
+	Matches: claudeMatches,
+	Unseen: map[string]string{
+		"Monitor": "a Monitor call goes through the Bash hooks instead, and Claude Code runs its original command whatever ctxguard binds",
+	},
 }
+
+// claudeExecForm is the first Claude Code that runs a hook's command with its args and no
+// shell (https://code.claude.com/docs/en/hooks).
+const claudeExecForm = "2.1.139"
+
+// claudeCheck says whether a Claude Code version runs a handler. One older than the exec form
+// runs an exec-form entry's command alone, through a shell (Git Bash on Windows), without its
+// args (measured on 2.1.138); ctxguard run with no arguments and a payload answers as the hook,
+// so the entry works as long as the shell reads the path as one word. When it does not, the
+// hook cannot start, which Claude Code counts as a hook error that lets the command run.
+func claudeCheck(version string, argv []string, _, goos string) (string, bool) {
+	if argv == nil || !VersionLess(version, claudeExecForm) {
+		return "", true
+	}
+	old := "it predates the exec form of hook commands (" + claudeExecForm + ") and runs the entry's command alone, through a shell"
+	switch {
+	case goos == "windows" && strings.Contains(argv[0], `\`):
+		return old + ", which turns the backslashes of " + argv[0] + " into nothing: the hook cannot start, and every command would run unchecked (or give the entry a path with forward slashes)", false
+	case shQuote(argv[0]) != argv[0]:
+		return old + ", which splits " + argv[0] + " into several words: the hook cannot start, and every command would run unchecked (or install ctxguard at a path without spaces, then ctxguard install claude)", false
+	}
+	return old + "; ctxguard, given no arguments and a payload, answers as the hook", true
+}
+
+// claudeMatches reports whether a matcher lets a tool through, by Claude Code's rules
+// (https://code.claude.com/docs/en/hooks, "Matcher patterns"): empty or "*" matches every tool;
+// letters, digits, _, -, spaces, commas and | only make a list of exact names; anything else is
+// an unanchored regular expression.
+func claudeMatches(matcher, tool string) bool {
+	if matcher == "" || matcher == "*" {
+		return true
+	}
+	if strings.Trim(matcher, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_- ,|") == "" {
+		for _, name := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
+			if strings.TrimSpace(name) == tool {
+				return true
+			}
+		}
+		return false
+	}
+	re, err := regexp.Compile(matcher)
+	return err == nil && re.MatchString(tool)
+}
+
+// claudeMatcher names every tool ctxguard reads (claudeShells, claudeFileTools). Monitor must be
+// named: a Monitor call that no hook names reaches the Bash hooks as tool "Bash", and Claude
+// Code then runs the original command, whatever updatedInput says (measured on 2.1.328).
+const claudeMatcher = "Bash|PowerShell|Monitor|Write|Edit|MultiEdit|NotebookEdit"
 
 // claudePluginHooks is the hooks file of ctxguard's Claude Code plugin (.claude-plugin/hooks.json
 // in the repository). The plugin runs ctxguard from PATH.
-const claudePluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
+const claudePluginHooks = `{"hooks":{"PreToolUse":[{"matcher":"` + claudeMatcher + `","hooks":[{"type":"command","command":"ctxguard hook","timeout":30}]}]}}`
 
 // ClaudeDecision reads an answer in Claude Code's shape as the harness does: the permission
-// decision ("" for silence, which lets the call run), its reason, and the command that runs
-// instead when the answer replaces the tool input ("" when it does not). The programs and tests
-// that judge by what ran (internal/cmd/race, internal/adversary) read answers with it.
+// decision ("" for none: silence, or a rewrite that leaves the decision to the client's own
+// rules), its reason (a rewrite's is its additionalContext), and the command that runs instead
+// when the answer replaces the tool input ("" when it does not). The programs and tests that
+// judge by what ran (internal/cmd/race, internal/adversary) read answers with it.
 func ClaudeDecision(answer []byte) (decision, reason, command string, err error) {
 	if len(bytes.TrimSpace(answer)) == 0 {
 		return "", "", "", nil
@@ -204,6 +255,7 @@ func ClaudeDecision(answer []byte) (decision, reason, command string, err error)
 		Hook struct {
 			Decision string `json:"permissionDecision"`
 			Reason   string `json:"permissionDecisionReason"`
+			Context  string `json:"additionalContext"`
 			Input    *struct {
 				Command string `json:"command"`
 			} `json:"updatedInput"`
@@ -216,13 +268,13 @@ func ClaudeDecision(answer []byte) (decision, reason, command string, err error)
 	if dec.More() {
 		return "", "", "", errors.New("read claude answer: more than one JSON value")
 	}
-	if v.Hook.Decision == "" {
-		return "", "", "", errors.New("read claude answer: no permissionDecision")
+	if v.Hook.Decision == "" && v.Hook.Input == nil {
+		return "", "", "", errors.New("read claude answer: neither a permissionDecision nor an updatedInput")
 	}
 	if v.Hook.Input != nil {
 		command = v.Hook.Input.Command
 	}
-	return v.Hook.Decision, v.Hook.Reason, command, nil
+	return v.Hook.Decision, cmp.Or(v.Hook.Reason, v.Hook.Context), command, nil
 }
 
 // claudeRefusal reads Claude Code's answer, which Codex reads too.
@@ -234,9 +286,6 @@ func claudeRefusal(answer []byte) (string, error) {
 // it (https://code.claude.com/docs/en/hooks, "PreToolUse input"). ctxguard reads them for one
 // purpose: an agent must not rewrite ctxguard's own policy or hooks, which would switch the guard
 // off. Every other tool that is not a shell stays unread, and the hook stays silent on it.
-//
-// Copilot CLI's file-editing tools are not listed: its hook reference names only the shell
-// tools' arguments, so there is nothing documented to read. TODO(v1): add them once documented.
 var claudeFileTools = map[string][]string{
 	"Write":        {"file_path"},
 	"Edit":         {"file_path"},
@@ -244,33 +293,32 @@ var claudeFileTools = map[string][]string{
 	"NotebookEdit": {"notebook_path", "file_path"},
 }
 
-// withFilePaths fills req.Paths for a file-writing tool. A file tool whose path cannot be read is
-// an error, which the hook answers with a deny: a hook that cannot tell which file is written
-// must not wave the write through.
-func withFilePaths(req *Request, top object, tools map[string][]string) (*Request, error) {
+// withFilePaths fills req.Paths for a file-writing tool from its arguments raw (the payload's
+// member name). A file tool whose path cannot be read is an error, which the hook answers with a
+// deny: a hook that cannot tell which file is written must not wave the write through.
+func withFilePaths(req *Request, raw json.RawMessage, name string, tools map[string][]string) (*Request, error) {
 	fields, ok := tools[req.Tool]
 	if !ok || req.Shell != "" {
 		return req, nil
 	}
-	raw, _ := top.get("tool_input")
 	if raw == nil || isNull(raw) {
-		return nil, fmt.Errorf("missing tool_input for %s", req.Tool)
+		return nil, fmt.Errorf("missing %s for %s", name, req.Tool)
 	}
-	obj, err := argsObject(raw, "tool_input")
+	obj, err := argsObject(raw, name)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fields {
 		p, present, err := obj.str(f)
 		if err != nil {
-			return nil, fmt.Errorf("tool_input: %w", err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if present && p != "" {
 			req.Paths = append(req.Paths, p)
 		}
 	}
 	if len(req.Paths) == 0 {
-		return nil, fmt.Errorf("tool_input of %s names no file (%v)", req.Tool, fields)
+		return nil, fmt.Errorf("%s of %s names no file (%v)", name, req.Tool, fields)
 	}
 	return req, nil
 }

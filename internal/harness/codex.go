@@ -70,5 +70,6 @@ var codexSetup = Setup{
 			"tool_name": "Bash", "tool_use_id": "ctxguard-doctor", "tool_input": map[string]any{"command": command},
 		})
 	},
-	Note: "Codex runs a hook only after you trust it: open /hooks in Codex and trust the ctxguard entry (again after the binary moves).",
+	Note:   "Codex runs a hook only after you trust it: open /hooks in Codex and trust the ctxguard entry (again after the binary moves).",
+	Client: &Client{Program: "codex"},
 }

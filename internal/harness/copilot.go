@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -49,29 +51,45 @@ func decodeCopilot(top object) (*Request, error) {
 		return nil, errors.New("missing toolName")
 	}
 	raw, _ := top.get("toolArgs")
-	return withShellArgs(req, copilotShells, raw, "toolArgs")
+	if req, err = withShellArgs(req, copilotShells, raw, "toolArgs"); err != nil {
+		return nil, err
+	}
+	return withFilePaths(req, raw, "toolArgs", copilotFileTools)
+}
+
+// copilotFileTools are Copilot CLI's tools that write a file and the toolArgs fields that name
+// it, read for self-protection as Claude Code's are (claudeFileTools). Measured on Copilot CLI
+// 1.0.102: create {path, file_text} and edit {path, old_str, new_str}, with an absolute path.
+var copilotFileTools = map[string][]string{
+	"create": {"path"},
+	"edit":   {"path"},
 }
 
 // copilotOutput is Copilot CLI's preToolUse decision. Copilot parses all of stdout as one JSON
 // document, so the adapter writes exactly one object.
 type copilotOutput struct {
-	PermissionDecision       string `json:"permissionDecision"`
+	// PermissionDecision is left out of a rewrite, so that Copilot's own rules (--allow-tool,
+	// --deny-tool, the approval prompt) decide on the modified arguments.
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// ModifiedArgs replaces the tool arguments (honoured since Copilot CLI 1.0.24).
 	ModifiedArgs object `json:"modifiedArgs,omitempty"`
+	// AdditionalContext carries a rewrite's reason to the model (Copilot CLI 1.0.24 and later).
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 func (copilot) Encode(w io.Writer, req *Request, a Answer) error {
-	// Copilot sends no permission mode, so ctxguard cannot tell whether the user would have been
-	// asked; a rewrite is answered allow, as Copilot documents it, unless the policy says ask.
-	d, err := decide(req, a, "allow")
+	d, err := decide(req, a, "")
 	if err != nil {
 		return fmt.Errorf("answer copilot: %w", err)
 	}
-	if d.permission == "" {
+	if d.permission == "" && d.args == nil {
 		return nil
 	}
 	out := copilotOutput{PermissionDecision: d.permission, PermissionDecisionReason: d.reason, ModifiedArgs: d.args}
+	if d.permission == "" {
+		out.PermissionDecisionReason, out.AdditionalContext = "", d.reason
+	}
 	if err := write(w, out); err != nil {
 		return fmt.Errorf("answer copilot: %w", err)
 	}
@@ -106,7 +124,7 @@ var copilotSetup = Setup{
 			Bash:       shellLine("linux", self, "hook", "--harness", "copilot"),
 			PowerShell: psLine(self, "hook", "--harness", "copilot"),
 			TimeoutSec: timeout,
-			Matcher:    "bash|powershell",
+			Matcher:    copilotMatcher,
 		})}}
 	},
 	// Copilot also reads hooks inline in its settings files, and from the machine's policy
@@ -132,5 +150,33 @@ var copilotSetup = Setup{
 	Refusal: func(answer []byte) (string, error) {
 		return refusal(answer, func(o *copilotOutput) string { return o.PermissionDecisionReason })
 	},
-	Note: "Copilot CLI runs repository hooks in -p mode only in a trusted folder (or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).",
+	Note:    "Copilot CLI runs repository hooks in -p mode only in a trusted folder (or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).",
+	Client:  &Client{Program: "copilot", Check: copilotCheck},
+	Needs:   strings.Split(copilotMatcher, "|"),
+	Matches: copilotMatches,
+}
+
+// copilotMatcher names the tools ctxguard reads (copilotShells, copilotFileTools).
+const copilotMatcher = "bash|powershell|create|edit"
+
+// copilotRewrite is the first Copilot CLI that applies modifiedArgs (its changelog, 1.0.24);
+// before it, the original command runs.
+const copilotRewrite = "1.0.24"
+
+func copilotCheck(version string, _ []string, _, _ string) (string, bool) {
+	if VersionLess(version, copilotRewrite) {
+		return "it ignores modifiedArgs (applied from " + copilotRewrite + "), so a command ctxguard binds would run unbound", false
+	}
+	return "", true
+}
+
+// copilotMatches reports whether a matcher lets a tool through: a regular expression anchored
+// at both ends (https://docs.github.com/en/copilot/reference/hooks-reference); none matches
+// every tool.
+func copilotMatches(matcher, tool string) bool {
+	if matcher == "" {
+		return true
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	return err == nil && re.MatchString(tool)
 }

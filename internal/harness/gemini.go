@@ -152,5 +152,6 @@ var geminiSetup = Setup{
 	Refusal: func(answer []byte) (string, error) {
 		return refusal(answer, func(o *geminiOutput) string { return cmp.Or(o.Reason, o.SystemMessage) })
 	},
-	Note: "Gemini CLI fingerprints project hooks: it asks you to trust the entry the first time it sees it.",
+	Note:   "Gemini CLI fingerprints project hooks: it asks you to trust the entry the first time it sees it.",
+	Client: &Client{Program: "gemini"},
 }

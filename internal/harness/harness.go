@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,9 +31,9 @@ type Answer struct {
 	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
 	// the human approves is the bound command ("" = unchanged).
 	Command string
-	// RewriteAs is the policy's override for how a rewrite is answered: SettingUnset lets the
-	// harness decide, SettingAsk always shows the bound command to the user, SettingAllow never
-	// does.
+	// RewriteAs is the policy's override for how a rewrite is answered: SettingAsk has a human
+	// confirm every bound command; SettingUnset leaves the decision to the harness's own rules,
+	// as for the original command (SettingAllow, which no policy sets any more, does the same).
 	RewriteAs rules.Setting
 }
 
@@ -147,9 +146,18 @@ type decision struct {
 	args       object
 }
 
-// decide turns an answer into a decision. rewriteDefault is how the harness answers a rewrite
-// when the policy does not say (RewriteAs).
-func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
+// decide turns an answer into a decision.
+//
+// A rewrite carries no permission decision: it changes what runs, and the harness's own modes
+// and rules decide whether, on the bound command, exactly as they would have on the original.
+// Measured with the real clients (Claude Code 2.1.328 and 2.1.138, Copilot CLI 1.0.102): an
+// answer of allow made a call run that the user's settings refuse (Claude Code's dontAsk and
+// auto modes, Copilot without --allow-all-tools or with --deny-tool), and an answer of ask
+// refused one the user had allowed (permissions.allow), while a rewrite with no decision was
+// applied and then judged by the client's own rules in every mode. rewriteDecision is for a
+// harness that applies a rewrite only together with a decision (Codex: allow, which it follows
+// with its own rules); "" for the others.
+func decide(req *Request, a Answer, rewriteDecision string) (decision, error) {
 	d := decision{reason: a.Reason}
 	switch a.RewriteAs {
 	case rules.SettingUnset, rules.SettingAsk, rules.SettingAllow:
@@ -173,7 +181,10 @@ func decide(req *Request, a Answer, rewriteDefault string) (decision, error) {
 		if a.Command == "" {
 			return d, errors.New("rewrite without a command")
 		}
-		d.permission = cmp.Or(a.RewriteAs.String(), rewriteDefault)
+		d.permission = rewriteDecision
+		if a.RewriteAs == rules.SettingAsk {
+			d.permission = "ask"
+		}
 	default:
 		return d, fmt.Errorf("unknown verdict %v", a.Verdict)
 	}

@@ -42,7 +42,7 @@ func TestDecode(t *testing.T) {
 		{"claude powershell", "claude", `{"session_id":"s","cwd":"C:\\w","permission_mode":"auto","tool_name":"PowerShell","tool_input":{"command":"Get-AzContext"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "PowerShell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "s", Mode: "auto"}}},
 		{"claude without mode", "claude", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "ls"}}},
 		{"claude non-shell tool", "claude", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Read", Cwd: "/w", Session: "s"}}},
-		{"claude non-shell tool without input", "claude", `{"tool_name":"Monitor"}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Monitor"}}},
+		{"claude non-shell tool without input", "claude", `{"tool_name":"TaskStop"}`, &Request{Request: rules.Request{Harness: "claude", Tool: "TaskStop"}}},
 		{"codex", "claude", codexSample, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}}},
 		{"claude duplicate command: the last wins", "claude", claudeInput("default", `{"command":"echo a","command":"az group delete"}`), &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}}},
 		{"claude Command is not command", "claude", claudeInput("default", `{"Command":"echo a","command":"az group delete"}`), &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group delete", Cwd: "/w", Session: "s", Mode: "default"}}},
@@ -53,7 +53,10 @@ func TestDecode(t *testing.T) {
 		{"copilot powershell", "copilot", `{"sessionId":"p","cwd":"C:\\w","toolName":"powershell","toolArgs":"{\"command\":\"Get-AzContext\"}"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "powershell", Shell: "powershell", Command: "Get-AzContext", Cwd: `C:\w`, Session: "p"}}},
 		{"copilot snake_case", "copilot", copilotSnakeSample, &Request{Request: rules.Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}}},
 		{"copilot snake_case string tool_input", "copilot", `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"{\"command\":\"ls\"}"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "Bash", Shell: "bash", Command: "ls", Session: "s"}}},
-		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":"not json"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "edit", Cwd: "/w", Session: "s"}}},
+		{"copilot create names its file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"create","toolArgs":{"path":"/w/.ctxguard.yaml","file_text":"x"}}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "create", Cwd: "/w", Session: "s", Paths: []string{"/w/.ctxguard.yaml"}}}},
+		{"copilot edit names its file, toolArgs a string", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":"{\"path\":\"/w/a\",\"old_str\":\"x\",\"new_str\":\"y\"}"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "edit", Cwd: "/w", Session: "s", Paths: []string{"/w/a"}}}},
+		{"claude Monitor is a shell tool", "claude", `{"tool_name":"Monitor","tool_input":{"description":"d","timeout_ms":300000,"command":"az group list"}}`, &Request{Request: rules.Request{Harness: "claude", Tool: "Monitor", Shell: "bash", Command: "az group list"}}},
+		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"view","toolArgs":"not json"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "view", Cwd: "/w", Session: "s"}}},
 		{"claude adapter reads copilot snake_case", "claude", copilotSnakeSample, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}}},
 		{"gemini sample", "gemini", geminiFullSample, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "a1b2c3"}}},
 		{"gemini dir_path relative", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"infra/prod"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/w/infra/prod"}}},
@@ -108,6 +111,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"copilot toolArgs missing", "copilot", `{"toolName":"bash"}`, "missing toolArgs"},
 		{"copilot toolArgs without command", "copilot", `{"toolName":"bash","toolArgs":"{}"}`, "toolArgs has no command"},
 		{"copilot neither shape", "copilot", `{"sessionId":"s"}`, "missing toolName"},
+		{"copilot edit without a path", "copilot", `{"toolName":"edit","toolArgs":{"old_str":"a"}}`, "toolArgs of edit names no file"},
+		{"copilot create without args", "copilot", `{"toolName":"create"}`, "missing toolArgs for create"},
 		{"gemini other event", "gemini", `{"hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`, "read gemini payload: hook event is AfterTool, want BeforeTool"},
 		{"gemini without command", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{}}`, "tool_input has no command"},
 		{"gemini dir_path not a string", "gemini", `{"tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":1}}`, "tool_input: dir_path is not a string"},
@@ -164,20 +169,20 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
-			"claude rewrite sample (policy says allow)", "claude", claudeSample,
+			"claude rewrite sample: no decision, even where an old policy says allow", "claude", claudeSample,
 			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: rules.SettingAllow},
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"ctxguard pinned --subscription dev-sub","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false},"additionalContext":"ctxguard pinned --subscription dev-sub"}}`,
 		},
 		{
 			"claude rewrite keeps every field byte for byte", "claude",
 			claudeInput("auto", `{"description":"Deploy","command":"kubectl apply -f x && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}`),
 			Answer{Verdict: rules.VerdictRewrite, Command: "kubectl apply -f x --context dev && echo done"},
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"description":"Deploy","command":"kubectl apply -f x --context dev && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"description":"Deploy","command":"kubectl apply -f x --context dev && echo done","timeout":600000,"run_in_background":true,"x_future":{"n":[1.50,1e3,-0],"s":"\u00e9<&>"}}}}`,
 		},
 		{
 			"claude rewrite drops a duplicate command", "claude", claudeInput("auto", `{"command":"echo a","timeout":5,"command":"az group list"}`),
 			Answer{Verdict: rules.VerdictRewrite, Command: bound},
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"az group list --subscription dev-sub","timeout":5}}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"az group list --subscription dev-sub","timeout":5}}}`,
 		},
 		{
 			"copilot deny sample", "copilot", copilotSample, Answer{Verdict: rules.VerdictDeny, Reason: "ctxguard: az subscription prod-sub != dev-sub"},
@@ -198,11 +203,11 @@ func TestEncode(t *testing.T) {
 		},
 		{
 			"copilot rewrite sample", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound},
-			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+			`{"modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
-			"copilot rewrite, object toolArgs", "copilot", copilotObjectSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound},
-			`{"permissionDecision":"allow","permissionDecisionReason":"bound","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+			"copilot rewrite, object toolArgs: the reason goes to the model", "copilot", copilotObjectSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound},
+			`{"modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"},"additionalContext":"bound"}`,
 		},
 		{
 			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: rules.SettingAsk},
@@ -210,7 +215,7 @@ func TestEncode(t *testing.T) {
 		},
 		{
 			"copilot rewrite, snake_case payload", "copilot", copilotSnakeSample, Answer{Verdict: rules.VerdictRewrite, Command: bound},
-			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
+			`{"modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
 			"gemini deny sample", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictDeny, Reason: "ctxguard: az subscription prod-sub != dev-sub"},
@@ -279,7 +284,7 @@ func TestEncode(t *testing.T) {
 			"copilot rewrite keeps unknown args", "copilot",
 			`{"toolName":"bash","toolArgs":"{\"command\":\"az group list\",\"mode\":\"async\",\"initial_wait\":600000,\"x\":{\"y\":null}}"}`,
 			Answer{Verdict: rules.VerdictRewrite, Command: bound},
-			`{"permissionDecision":"allow","modifiedArgs":{"command":"az group list --subscription dev-sub","mode":"async","initial_wait":600000,"x":{"y":null}}}`,
+			`{"modifiedArgs":{"command":"az group list --subscription dev-sub","mode":"async","initial_wait":600000,"x":{"y":null}}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -307,24 +312,24 @@ func TestEncode(t *testing.T) {
 	}
 }
 
-// TestClaudeRewriteModes checks that a rewrite never skips a prompt Claude Code would have shown:
-// ask in the modes that prompt (and in any mode it does not know), allow only where it would not,
-// and the policy's RewriteAs over both.
+// TestClaudeRewriteModes checks that a rewrite carries no permission decision in any mode, so
+// that Claude Code's own mode and rules decide on the bound command (principle 5: never widen,
+// never nag); only a policy that wants every rewrite confirmed (rewrite: ask) asks.
 func TestClaudeRewriteModes(t *testing.T) {
 	tests := []struct {
 		mode      string
 		rewriteAs rules.Setting
 		want      string
 	}{
-		{"default", rules.SettingUnset, "ask"},
-		{"plan", rules.SettingUnset, "ask"},
-		{"acceptEdits", rules.SettingUnset, "ask"},
-		{"", rules.SettingUnset, "ask"},
-		{"someFutureMode", rules.SettingUnset, "ask"},
-		{"auto", rules.SettingUnset, "allow"},
-		{"dontAsk", rules.SettingUnset, "allow"},
-		{"bypassPermissions", rules.SettingUnset, "allow"},
-		{"default", rules.SettingAllow, "allow"},
+		{"default", rules.SettingUnset, ""},
+		{"plan", rules.SettingUnset, ""},
+		{"acceptEdits", rules.SettingUnset, ""},
+		{"", rules.SettingUnset, ""},
+		{"someFutureMode", rules.SettingUnset, ""},
+		{"auto", rules.SettingUnset, ""},
+		{"dontAsk", rules.SettingUnset, ""},
+		{"bypassPermissions", rules.SettingUnset, ""},
+		{"dontAsk", rules.SettingAllow, ""},
 		{"bypassPermissions", rules.SettingAsk, "ask"},
 	}
 	h, _ := Lookup("claude")
@@ -343,19 +348,24 @@ func TestClaudeRewriteModes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got struct {
-				HookSpecificOutput struct {
-					PermissionDecision string
-					UpdatedInput       struct{ Command string }
-				}
+				HookSpecificOutput map[string]json.RawMessage
 			}
 			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if d := got.HookSpecificOutput.PermissionDecision; d != tt.want {
-				t.Errorf("permissionDecision = %q, want %q", d, tt.want)
+			var decision, command string
+			json.Unmarshal(got.HookSpecificOutput["permissionDecision"], &decision)
+			var input struct{ Command string }
+			json.Unmarshal(got.HookSpecificOutput["updatedInput"], &input)
+			command = input.Command
+			if decision != tt.want {
+				t.Errorf("permissionDecision = %q, want %q (%s)", decision, tt.want, out.String())
 			}
-			if c := got.HookSpecificOutput.UpdatedInput.Command; c != "kubectl get pods --context dev" {
-				t.Errorf("updatedInput.command = %q", c)
+			if _, ok := got.HookSpecificOutput["permissionDecisionReason"]; ok && tt.want == "" {
+				t.Errorf("a rewrite without a decision carries a permissionDecisionReason, which Claude Code reads only with a decision: %s", out.String())
+			}
+			if command != "kubectl get pods --context dev" {
+				t.Errorf("updatedInput.command = %q", command)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -54,6 +55,71 @@ type Setup struct {
 	Refusal func(answer []byte) (string, error)
 	// Note is printed after an install: what the user must still do in the harness.
 	Note string
+	// Client is the harness's own program, for doctor; nil where there is none to run.
+	Client *Client
+	// Needs are the tools an entry's matcher must let through for the adapter to see every call
+	// it checks; Matches says whether a matcher lets a tool through, by the harness's rules.
+	// Both are nil for a harness whose matcher doctor does not check.
+	Needs   []string
+	Matches func(matcher, tool string) bool
+	// Unseen says what becomes of a call of a tool in Needs that the matcher leaves out, where
+	// that is worse than the hook not seeing it.
+	Unseen map[string]string
+}
+
+// Uncovered lists the tools in Needs that matcher keeps from the hook, and what follows for
+// each, for doctor.
+func (s *Setup) Uncovered(matcher string) (tools, effects []string) {
+	if s.Matches == nil {
+		return nil, nil
+	}
+	for _, tool := range s.Needs {
+		if s.Matches(matcher, tool) {
+			continue
+		}
+		tools = append(tools, tool)
+		if e := s.Unseen[tool]; e != "" {
+			effects = append(effects, e)
+		}
+	}
+	if len(tools) > 0 && len(effects) == 0 {
+		effects = append(effects, "ctxguard does not see those calls")
+	}
+	return tools, effects
+}
+
+// Client is a harness's own program: doctor asks it for its version and says whether the
+// entries found work with that version.
+type Client struct {
+	// Program is the command that starts the harness, looked up on PATH. It prints a version
+	// (the first dotted number in its output) when given --version.
+	Program string
+	// Check says how this version of the harness runs a handler (argv for an exec form, else the
+	// line given to a shell): ok is false when the handler cannot work, and note says why, or
+	// what to know when it works all the same ("" when there is nothing to say). Nil: every
+	// version runs the entries as written.
+	Check func(version string, argv []string, line, goos string) (note string, ok bool)
+}
+
+// VersionLess reports whether the dotted version a is older than b, comparing each number; a
+// part that is not a number compares as 0.
+func VersionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range max(len(as), len(bs)) {
+		x, y := versionPart(as, i), versionPart(bs, i)
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+func versionPart(parts []string, i int) int {
+	if i >= len(parts) {
+		return 0
+	}
+	n, _ := strconv.Atoi(parts[i])
+	return n
 }
 
 // AlsoRuns is a harness whose hook files another one runs too.

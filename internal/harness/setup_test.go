@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,11 +54,11 @@ func TestEntries(t *testing.T) {
 		want    []string
 	}{
 		{"claude", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
-			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Monitor|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"/opt/bin/ctxguard","args":["hook"],"timeout":30}]}`}},
 		{"claude", Options{GOOS: "windows"}, `C:\Users\A B\go\bin\ctxguard.exe`,
-			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
+			[]string{`PreToolUse {"matcher":"Bash|PowerShell|Monitor|Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`}},
 		{"copilot", Options{GOOS: "linux"}, "/home/a b/go/bin/ctxguard",
-			[]string{`preToolUse {"type":"command","bash":"'/home/a b/go/bin/ctxguard' hook --harness copilot","powershell":"& '/home/a b/go/bin/ctxguard' hook --harness copilot","timeoutSec":30,"matcher":"bash|powershell"}`}},
+			[]string{`preToolUse {"type":"command","bash":"'/home/a b/go/bin/ctxguard' hook --harness copilot","powershell":"& '/home/a b/go/bin/ctxguard' hook --harness copilot","timeoutSec":30,"matcher":"bash|powershell|create|edit"}`}},
 		{"gemini", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
 			[]string{`BeforeTool {"matcher":"run_shell_command","hooks":[{"type":"command","name":"ctxguard","command":"/opt/bin/ctxguard hook --harness gemini","timeout":30000}]}`}},
 		{"cursor", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
@@ -155,5 +156,88 @@ func TestFiles(t *testing.T) {
 	}
 	if got := Files("", none, "linux"); strings.Contains(fmt.Sprint(got), "/h/") {
 		t.Errorf("without a home, user files are listed: %v", got)
+	}
+}
+
+func TestVersionLess(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2.1.138", "2.1.139", true},
+		{"2.1.139", "2.1.139", false},
+		{"2.1.328", "2.1.139", false},
+		{"2.1.99", "2.1.139", true},
+		{"1.0.9", "1.0.24", true},
+		{"1.0", "1.0.1", true},
+		{"10.0.0", "9.9.9", false},
+	} {
+		if got := VersionLess(tt.a, tt.b); got != tt.want {
+			t.Errorf("VersionLess(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestClientCheck checks what doctor says about an installed entry per client version: the exec
+// form works as written from Claude Code 2.1.139 on, and before it only where a shell reads the
+// path as one word; Copilot CLI applies a rewrite from 1.0.24 on.
+func TestClientCheck(t *testing.T) {
+	exec := []string{"/usr/local/bin/ctxguard", "hook"}
+	for _, tt := range []struct {
+		setup   *Setup
+		version string
+		argv    []string
+		line    string
+		goos    string
+		ok      bool
+		note    string // a substring; "" for none at all
+	}{
+		{&claudeSetup, "2.1.328", exec, "", "linux", true, ""},
+		{&claudeSetup, "2.1.139", exec, "", "linux", true, ""},
+		{&claudeSetup, "2.1.138", exec, "", "linux", true, "answers as the hook"},
+		{&claudeSetup, "2.1.138", []string{"/home/a b/ctxguard", "hook"}, "", "linux", false, "splits /home/a b/ctxguard"},
+		{&claudeSetup, "2.1.138", []string{`C:\Users\a\go\bin\ctxguard.exe`, "hook"}, "", "windows", false, "backslashes"},
+		{&claudeSetup, "2.1.100", nil, "ctxguard hook", "linux", true, ""},
+		{&copilotSetup, "1.0.23", nil, "ctxguard hook --harness copilot", "linux", false, "ignores modifiedArgs"},
+		{&copilotSetup, "1.0.102", nil, "ctxguard hook --harness copilot", "linux", true, ""},
+	} {
+		note, ok := tt.setup.Client.Check(tt.version, tt.argv, tt.line, tt.goos)
+		if ok != tt.ok || (tt.note == "") != (note == "") || !strings.Contains(note, tt.note) {
+			t.Errorf("%s %s %v %q: got (%q, %v), want ok=%v and a note with %q", tt.setup.Harness, tt.version, tt.argv, tt.line, note, ok, tt.ok, tt.note)
+		}
+	}
+}
+
+// TestUncovered checks the matchers doctor reads, by each harness's rules.
+func TestUncovered(t *testing.T) {
+	for _, tt := range []struct {
+		setup   *Setup
+		matcher string
+		want    []string
+	}{
+		{&claudeSetup, claudeMatcher, nil},
+		{&claudeSetup, "", nil},
+		{&claudeSetup, "*", nil},
+		{&claudeSetup, ".*", nil},
+		{&claudeSetup, "Bash|PowerShell", []string{"Monitor", "Write", "Edit", "MultiEdit", "NotebookEdit"}},
+		{&claudeSetup, "Bash, PowerShell, Monitor, Write, Edit, MultiEdit, NotebookEdit", nil},
+		{&claudeSetup, "Bash|Power", []string{"PowerShell", "Monitor", "Write", "Edit", "MultiEdit", "NotebookEdit"}},
+		{&claudeSetup, "^(Bash|Monitor|PowerShell)$|Edit|Write", nil},
+		{&copilotSetup, copilotMatcher, nil},
+		{&copilotSetup, "bash|powershell", []string{"create", "edit"}},
+		{&copilotSetup, "bash.*|powershell|create|edit", nil},
+		{&copilotSetup, "", nil},
+		{&geminiSetup, "anything", nil},
+	} {
+		got, effects := tt.setup.Uncovered(tt.matcher)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s %q: uncovered %v, want %v", tt.setup.Harness, tt.matcher, got, tt.want)
+		}
+		if len(got) > 0 && len(effects) == 0 {
+			t.Errorf("%s %q: no effect given for %v", tt.setup.Harness, tt.matcher, got)
+		}
+	}
+	if _, effects := claudeSetup.Uncovered("Bash"); !strings.Contains(strings.Join(effects, ";"), "original command") {
+		t.Errorf("a matcher without Monitor does not say that Monitor runs its original command: %v", effects)
 	}
 }

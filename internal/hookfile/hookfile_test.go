@@ -238,6 +238,12 @@ func TestUninstall(t *testing.T) {
 			want:   `{"version":1,"hooks":{"beforeShellExecution":[{"command":"other"}],"stop":[{"command":"ctxguard"}]}}`,
 		},
 		{
+			name:   "an exec-form path with spaces",
+			layout: nested,
+			in:     `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"]}]}]}}`,
+			want:   `{}`,
+		},
+		{
 			name:   "powershell call operator",
 			layout: flat,
 			in:     `{"hooks":{"preToolUse":[{"powershell":"& 'C:\\Program Files\\ctxguard\\ctxguard.exe' hook"}]}}`,

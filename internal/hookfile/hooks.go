@@ -67,8 +67,18 @@ func Owned(handler *Node) bool {
 	if handler == nil || handler.Kind != Object {
 		return false
 	}
+	_, execForm := handler.Get("args").Strs()
 	for _, k := range []string{"command", "bash", "powershell", "exec"} {
-		if s, ok := handler.Get(k).Str(); ok && isSelf(firstWord(s)) {
+		s, ok := handler.Get(k).Str()
+		if !ok {
+			continue
+		}
+		// In an exec form (exec, or command with args) the value is the program's path, which
+		// may hold spaces; elsewhere it is a shell line.
+		if k != "exec" && !(k == "command" && execForm) {
+			s = firstWord(s)
+		}
+		if isSelf(s) {
 			return true
 		}
 	}

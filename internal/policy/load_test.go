@@ -160,9 +160,10 @@ func TestLoadLayers(t *testing.T) {
 		// The project's destructive: allow cannot loosen the user's deny.
 		Destructive:    rules.SettingDeny,
 		DestructiveSrc: at(user, 7),
-		// For rewrite, ask is stricter than allow.
+		// The user's rewrite: ask holds; the project's old rewrite: allow is not read, and says so.
 		RewriteMode:    rules.SettingAsk,
 		RewriteModeSrc: at(user, 8),
+		Notes:          []string{project + ":12:1: " + rewriteAllowNote},
 		Rules: []rules.UserRule{
 			{ID: "user.user.1", Match: "az group delete", Decision: rules.SettingDeny, Reason: "not by an agent", Src: at(user, 10)},
 			{ID: "p", Match: "kubectl delete", Decision: rules.SettingAsk, Src: at(project, 14)},

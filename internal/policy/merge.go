@@ -26,13 +26,13 @@ func merge(dst, src *rules.Policy) {
 	dst.Destructive, dst.DestructiveSrc = stricter(dst.Destructive, dst.DestructiveSrc, src.Destructive, src.DestructiveSrc)
 	dst.RewriteMode, dst.RewriteModeSrc = stricter(dst.RewriteMode, dst.RewriteModeSrc, src.RewriteMode, src.RewriteModeSrc)
 	dst.Rules = append(dst.Rules, src.Rules...)
+	dst.Notes = append(dst.Notes, src.Notes...)
 	if src.Forget && !dst.Forget {
 		dst.Forget, dst.ForgetSrc = true, src.ForgetSrc
 	}
 }
 
-// stricter picks the stricter setting with its source. For rewrite, ask is stricter than allow,
-// as in the Setting order.
+// stricter picks the stricter setting with its source, as in the Setting order.
 func stricter(a rules.Setting, aSrc rules.Source, b rules.Setting, bSrc rules.Source) (rules.Setting, rules.Source) {
 	if rules.Stricter(a, b) != a {
 		return b, bSrc

@@ -46,11 +46,14 @@ type ruleSchema struct {
 	Reason   string  `yaml:"reason"`
 }
 
+// rewriteAllowNote says why rewrite: allow, which older files may hold, is not read.
+const rewriteAllowNote = "rewrite: allow is no longer read: a rewrite never approves a command, the harness's own permission rules decide on the bound command as they would have on the original (remove the key; rewrite: ask has a human confirm every rewrite)"
+
 // The words each setting accepts, strictest last.
 var (
 	unboundWords     = []rules.Setting{rules.SettingAllow, rules.SettingFix, rules.SettingAsk, rules.SettingDeny}
 	destructiveWords = []rules.Setting{rules.SettingAllow, rules.SettingAsk, rules.SettingDeny}
-	rewriteWords     = []rules.Setting{rules.SettingAllow, rules.SettingAsk}
+	rewriteWords     = []rules.Setting{rules.SettingAsk}
 	decisionWords    = []rules.Setting{rules.SettingAllow, rules.SettingAsk, rules.SettingDeny}
 )
 
@@ -80,7 +83,13 @@ func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, 
 		p.Contexts[name] = c.context("contexts."+name, cs)
 	}
 	p.Destructive, p.DestructiveSrc = c.setting("destructive", s.Destructive, destructiveWords)
-	p.RewriteMode, p.RewriteModeSrc = c.setting("rewrite", s.Rewrite, rewriteWords)
+	if s.Rewrite != nil && *s.Rewrite == rules.SettingAllow.String() {
+		// rewrite: allow once answered every rewrite with allow, which skipped the harness's own
+		// permission rules; a rewrite now leaves them to decide. Old files keep loading.
+		p.Notes = append(p.Notes, c.pos.Errorf("rewrite", "%s", rewriteAllowNote).Error())
+	} else {
+		p.RewriteMode, p.RewriteModeSrc = c.setting("rewrite", s.Rewrite, rewriteWords)
+	}
 	if s.Session != nil && s.Session.Remember != nil && !*s.Session.Remember {
 		p.Forget, p.ForgetSrc = true, c.src("session.remember")
 	}

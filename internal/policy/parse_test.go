@@ -65,8 +65,7 @@ rules:
 				},
 				Destructive:    rules.SettingAsk,
 				DestructiveSrc: src(11),
-				RewriteMode:    rules.SettingAllow,
-				RewriteModeSrc: src(12),
+				Notes:          []string{file + ":12:1: " + rewriteAllowNote},
 				Rules: []rules.UserRule{
 					{ID: "user.project.1", Match: "az ad app permission grant", Decision: rules.SettingDeny, Reason: "granting API permissions needs a human", Src: src(14)},
 					{ID: "no-prod-delete", Match: "kubectl delete", Decision: rules.SettingAsk, Src: src(17)},
@@ -151,7 +150,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown provider", "contexts:\n  kubect1:\n    allow: [dev]\n", file + `:2:3: unknown provider "kubect1" (known: az, kubectl, pac)`},
 		{"bad unbound", "contexts:\n  az:\n    unbound: Fix\n", file + `:3:5: unbound "Fix" is not one of allow, fix, ask, deny`},
 		{"fix is not a destructive word", "destructive: fix\n", file + `:1:1: destructive "fix" is not one of allow, ask, deny`},
-		{"deny is not a rewrite word", "rewrite: deny\n", file + `:1:1: rewrite "deny" is not one of allow, ask`},
+		{"deny is not a rewrite word", "rewrite: deny\n", file + `:1:1: rewrite "deny" is not one of ask`},
 		{"empty setting", "destructive: ''\n", file + `:1:1: destructive "" is not one of allow, ask, deny`},
 		{"empty allow entry", "contexts:\n  kubectl:\n    allow:\n      - dev\n      -\n", file + ":5:8: empty allow entry"},
 		{"allow entry with spaces", "contexts:\n  kubectl:\n    allow: [' dev']\n", file + `:3:13: invalid allow pattern " dev": spaces around it never match`},
