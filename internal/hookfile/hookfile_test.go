@@ -148,6 +148,13 @@ func TestInstall(t *testing.T) {
 			want:   "{\n  \"z\": 1e3,\n  \"a\": \"\\u00e9\\/<&>\",\n  \"n\": [1.50, -0],\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"hooks\": [\n          {\n            \"command\": \"ctxguard\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
 		},
 		{
+			name:   "bare event map (Factory Droid's hooks.json)",
+			layout: Layout{Nested: true, Bare: true, Events: []string{"PreToolUse"}},
+			in:     "{\n  \"Stop\": []\n}\n",
+			entry:  Entry{"PreToolUse", []byte(`{"matcher":"Execute","hooks":[{"command":"ctxguard hook"}]}`)},
+			want:   "{\n  \"Stop\": [],\n  \"PreToolUse\": [\n    {\n      \"matcher\": \"Execute\",\n      \"hooks\": [\n        {\n          \"command\": \"ctxguard hook\"\n        }\n      ]\n    }\n  ]\n}\n",
+		},
+		{
 			name:   "byte-order mark",
 			layout: flat,
 			in:     "\ufeff{\"a\": 1}",
@@ -242,6 +249,12 @@ func TestUninstall(t *testing.T) {
 			layout: nested,
 			in:     `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"C:\\Users\\A B\\go\\bin\\ctxguard.exe","args":["hook"]}]}]}}`,
 			want:   `{}`,
+		},
+		{
+			name:   "bare event map: the event goes, the file stays an object",
+			layout: Layout{Nested: true, Bare: true, Events: []string{"PreToolUse"}},
+			in:     `{"PreToolUse":[{"matcher":"Execute","hooks":[{"command":"/bin/ctxguard hook --harness droid"}]}],"Stop":[]}`,
+			want:   `{"Stop":[]}`,
 		},
 		{
 			name:   "powershell call operator",

@@ -17,6 +17,9 @@ type Layout struct {
 	// Events are every event under which ctxguard may have installed a hook; Uninstall and Find
 	// look under all of them.
 	Events []string
+	// Bare is set where the file is the event map itself, with no "hooks" member around it
+	// (Factory Droid's hooks.json).
+	Bare bool
 }
 
 // Entry is one hook to install: Value (JSON) goes at the end of the Event's array. It is a
@@ -119,7 +122,7 @@ func Find(data []byte, file string, layout Layout) ([]Hook, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.hooks(file); err != nil {
+	if _, err := d.hooks(file, layout); err != nil {
 		return nil, err
 	}
 	var out []Hook
@@ -129,11 +132,15 @@ func Find(data []byte, file string, layout Layout) ([]Hook, error) {
 	return out, nil
 }
 
-// hooks returns the top-level hooks object (nil when there is none), or an error naming the
-// place when the file is not shaped as every harness expects.
-func (d *Doc) hooks(file string) (*Node, error) {
+// hooks returns the object that holds the event arrays: the top-level hooks member (nil when
+// there is none), or the root of a bare file; or an error naming the place when the file is not
+// shaped as the layout expects.
+func (d *Doc) hooks(file string, layout Layout) (*Node, error) {
 	if d.Root.Kind != Object {
 		return nil, d.Root.errorAt(file, "the file is not a JSON object")
+	}
+	if layout.Bare {
+		return d.Root, nil
 	}
 	h := d.Root.Get("hooks")
 	if h != nil && h.Kind != Object {
@@ -143,7 +150,8 @@ func (d *Doc) hooks(file string) (*Node, error) {
 }
 
 func (d *Doc) find(layout Layout, event string) []Hook {
-	arr := d.Root.Get("hooks").Get(event)
+	hooks, _ := d.hooks("", layout)
+	arr := hooks.Get(event)
 	if arr == nil || arr.Kind != Array {
 		return nil
 	}
@@ -194,11 +202,16 @@ func install(data []byte, file string, layout Layout, e Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.hooks(file); err != nil {
+	hooks, err := d.hooks(file, layout)
+	if err != nil {
 		return nil, err
 	}
-	if arr := d.Root.Get("hooks").Get(e.Event); arr != nil && arr.Kind != Array {
-		return nil, arr.errorAt(file, fmt.Sprintf("hooks.%s is not an array", e.Event))
+	if arr := hooks.Get(e.Event); arr != nil && arr.Kind != Array {
+		name := "hooks." + e.Event
+		if layout.Bare {
+			name = e.Event
+		}
+		return nil, arr.errorAt(file, fmt.Sprintf("%s is not an array", name))
 	}
 	found := d.find(layout, e.Event)
 	if len(found) == 1 && d.same(found[0], layout, e.Value) {
@@ -210,8 +223,7 @@ func install(data []byte, file string, layout Layout, e Entry) ([]byte, error) {
 	if d, err = Parse(data, file); err != nil {
 		return nil, err
 	}
-	hooks := d.Root.Get("hooks")
-	if hooks == nil {
+	if hooks, _ = d.hooks(file, layout); hooks == nil {
 		return d.Put(d.Root, "hooks", []byte(fmt.Sprintf(`{%q:[%s]}`, e.Event, e.Value)))
 	}
 	arr := hooks.Get(e.Event)
@@ -250,7 +262,7 @@ func remove(data []byte, file string, layout Layout, event string) ([]byte, erro
 		if err != nil {
 			return nil, err
 		}
-		if _, err := d.hooks(file); err != nil {
+		if _, err := d.hooks(file, layout); err != nil {
 			return nil, err
 		}
 		found := d.find(layout, event)
