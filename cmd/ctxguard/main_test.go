@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/cli"
+	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -132,7 +133,7 @@ var sessions atomic.Int64
 // its own, so that session memory links only the payloads a script means to link.
 func payload(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: payload FILE claude|copilot|gemini|cursor|cursor-tool|codex COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME] [file=PATH]")
+		ts.Fatalf("usage: payload FILE HARNESS|cursor-tool COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME] [file=PATH]")
 	}
 	opt := map[string]string{"cwd": ts.Getenv("WORK"), "session": fmt.Sprintf("s-%d", sessions.Add(1)), "mode": "default"}
 	for _, kv := range args[3:] {
@@ -203,7 +204,13 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 			"tool_input": map[string]any{"command": args[2]},
 		}
 	default:
-		ts.Fatalf("unknown harness %q", args[1])
+		// Every other harness: the payload its doctor self-test sends.
+		s, ok := harness.SetupFor(args[1])
+		if !ok {
+			ts.Fatalf("unknown harness %q", args[1])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), s.Probe("", args[2], opt["cwd"]), 0o644))
+		return
 	}
 	data, err := json.Marshal(p)
 	ts.Check(err)

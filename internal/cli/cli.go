@@ -47,7 +47,7 @@ var commands = []*command{
 	},
 	{
 		name:    "install",
-		summary: "wire ctxguard into a harness's hook settings (claude, copilot, gemini, cursor, codex)",
+		summary: "wire ctxguard into a harness's hooks (claude, copilot, gemini, cursor, codex, windsurf, …)",
 		usage:   builtin.Help("install"),
 		run:     func(c *runner, args []string) error { return c.wire("install", args) },
 	},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,7 +92,7 @@ func runDoctor(c *runner, args []string) error {
 	cat, catErr := catalog.Open(c.env)
 	d.policies(wd, cat)
 	d.providers(wd, cat, catErr)
-	hooks := d.harnesses(wd)
+	hooks := d.harnesses(wd, self)
 	d.selfTest(wd, self, hooks)
 
 	fmt.Fprintln(c.stdout)
@@ -235,11 +236,12 @@ type installed struct {
 	file   string
 	hook   hookfile.Hook
 	plugin bool // the hook of ctxguard's plugin, which the settings file only enables
+	script bool // a Script file of ctxguard's, as install writes it for this binary
 }
 
 // harnesses finds the files of every harness that run ctxguard, and the ones that would run it
 // twice.
-func (d *doctor) harnesses(wd string) []installed {
+func (d *doctor) harnesses(wd, self string) []installed {
 	d.section("harnesses")
 	root := projectRoot(wd)
 	var all []installed
@@ -250,11 +252,17 @@ func (d *doctor) harnesses(wd string) []installed {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
+			if err == nil && s.Script != nil {
+				if in, ok := d.script(s, f, data, self); ok {
+					here = append(here, in)
+				}
+				continue
+			}
 			if err == nil {
 				var hooks []hookfile.Hook
-				if hooks, err = hookfile.Find(data, f, hookfile.Layout{Nested: s.Nested, Events: s.Events}); err == nil {
+				if hooks, err = hookfile.Find(data, f, hookfile.Layout{Nested: s.Nested, Events: s.Events, Bare: s.Bare}); err == nil {
 					for _, h := range hooks {
-						here = append(here, installed{s, f, h, false})
+						here = append(here, installed{setup: s, file: f, hook: h})
 					}
 					continue
 				}
@@ -266,6 +274,10 @@ func (d *doctor) harnesses(wd string) []installed {
 			d.info("%-8s not installed (ctxguard install %s)", s.Harness, s.Harness)
 		}
 		for _, in := range here {
+			if in.script {
+				d.ok("%-8s %s runs %s", s.Harness, d.c.home(in.file), describe(in.hook, d.c.env.OS))
+				continue
+			}
 			at := in.hook.Pos()
 			d.ok("%-8s %s:%d:%d runs %s", s.Harness, d.c.home(in.file), at.Line, at.Col, describe(in.hook, d.c.env.OS))
 		}
@@ -279,7 +291,7 @@ func (d *doctor) harnesses(wd string) []installed {
 		all = append(all, found...)
 	}
 	if len(all) == 0 {
-		d.fail("no harness on this machine runs ctxguard", "wire it in: ctxguard install claude (or copilot, gemini, cursor, codex)")
+		d.fail("no harness on this machine runs ctxguard", "wire it in: ctxguard install NAME, one of "+strings.Join(harness.Names(), ", "))
 		return nil
 	}
 	d.twice(all, root)
@@ -344,6 +356,28 @@ func (d *doctor) client(s *harness.Setup, found []installed) {
 // versionRE finds a version in a program's --version output.
 var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)*`)
 
+// script reads a harness's Script file: one that ctxguard wrote for this binary is installed,
+// and runs `ctxguard hook --harness NAME`; one it wrote for another binary (or an older ctxguard)
+// is reported and not run, and a file of the user's own is not ctxguard's.
+func (d *doctor) script(s *harness.Setup, file string, data []byte, self string) (installed, bool) {
+	if !harness.IsScript(data) {
+		d.info("%-8s %s is not ctxguard's", s.Harness, d.c.home(file))
+		return installed{}, false
+	}
+	want, err := s.Script(self, harness.Options{GOOS: d.c.env.OS})
+	if err != nil || string(want) != string(data) {
+		d.fail(fmt.Sprintf("%-8s %s was written by another ctxguard binary or version", s.Harness, d.c.home(file)),
+			"write it for this one: ctxguard install "+s.Harness)
+		return installed{}, false
+	}
+	argv, _ := json.Marshal(map[string]any{"command": self, "args": []string{"hook", "--harness", s.Harness}})
+	doc, err := hookfile.Parse(argv, file)
+	if err != nil {
+		return installed{}, false
+	}
+	return installed{setup: s, file: file, hook: hookfile.Hook{Handler: doc.Root}, script: true}, true
+}
+
 // plugins finds ctxguard's plugin enabled in the harness's settings (for Claude Code,
 // enabledPlugins: {"ctxguard@MARKETPLACE": true}), and returns the hook it runs.
 func (d *doctor) plugins(s *harness.Setup, root string) []installed {
@@ -372,7 +406,7 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 			at := p.Pos()
 			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), at.Line, at.Col, p.Key)
 			for _, h := range hooks {
-				out = append(out, installed{s, f, h, true})
+				out = append(out, installed{setup: s, file: f, hook: h, plugin: true})
 			}
 		}
 	}
@@ -452,7 +486,7 @@ func (d *doctor) selfTest(wd, self string, hooks []installed) {
 		// A repository's files are not the user's: the self-test runs an entry from one only
 		// when it is exactly what ctxguard install writes for this binary, so that doctor in a
 		// freshly cloned repository never runs a command the repository chose.
-		if !in.plugin && !d.userFile(in.setup, in.file) && !d.expected(in, self) {
+		if !in.plugin && !in.script && !d.userFile(in.setup, in.file) && !d.expected(in, self) {
 			d.warn(fmt.Sprintf("%s: not run: the repository's entry differs from what ctxguard install writes for this binary", where),
 				fmt.Sprintf("if it is yours: ctxguard install %s --scope project", in.setup.Harness))
 			continue
@@ -559,6 +593,9 @@ func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, 
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
+		if ee.ExitCode() == 2 && s.Refusal == nil {
+			return strings.TrimSpace(stderr.String()), nil // a harness that reads only the exit code
+		}
 		return "", fmt.Errorf("the hook exits %d: %s", ee.ExitCode(), strings.TrimSpace(stderr.String()))
 	}
 	if err != nil {
@@ -567,6 +604,9 @@ func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, 
 	out := bytes.TrimSpace(stdout.Bytes())
 	if len(out) == 0 {
 		return "", nil
+	}
+	if s.Refusal == nil {
+		return "", fmt.Errorf("the hook printed %q, and %s reads nothing but its exit code", truncate(string(out), 200), s.Title)
 	}
 	reason, err := s.Refusal(out)
 	if err != nil {

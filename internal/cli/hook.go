@@ -136,6 +136,10 @@ func (c *runner) answer(h harness.Harness, req *harness.Request, a harness.Answe
 	}
 	var buf bytes.Buffer
 	if err := h.Encode(&buf, req, a); err != nil {
+		var b harness.Blocked
+		if errors.As(err, &b) {
+			return c.block(b) // a harness that reads only the exit code
+		}
 		return c.block(fmt.Errorf("encode answer: %w", err))
 	}
 	if _, err := c.stdout.Write(buf.Bytes()); err != nil {

@@ -108,6 +108,6 @@ func runInit(c *runner, args []string) error {
 	for _, f := range data.Found {
 		fmt.Fprintf(c.stdout, "  %-10s allows %s\n", f.Name, f.Display)
 	}
-	fmt.Fprintln(c.stdout, "next: review it, then ctxguard install claude (or copilot, gemini, cursor, codex) and ctxguard doctor")
+	fmt.Fprintln(c.stdout, "next: review it, then ctxguard install HARNESS (ctxguard install --help lists them) and ctxguard doctor")
 	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/harness"
@@ -83,24 +85,12 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", file, err)
 	}
-	layout := hookfile.Layout{Nested: s.Nested, Events: s.Events}
-	var out []byte
-	remove := false
-	if verb == "install" {
-		var entries []hookfile.Entry
-		for _, e := range s.Entries(self, o) {
-			entries = append(entries, hookfile.Entry{Event: e.Event, Value: e.Value})
-		}
-		out, err = hookfile.Install(old, file, layout, []byte(s.Skeleton), entries)
-	} else if exists {
-		out, err = hookfile.Uninstall(old, file, layout)
-		remove = err == nil && string(out) != string(old) && s.Own && hookfile.Same(out, []byte(s.Skeleton))
-	}
+	out, remove, err := wired(verb, s, file, old, exists, self, o)
 	if err != nil {
 		return fmt.Errorf("%w\n  %s is left as it is: fix it by hand, then run ctxguard %s %s again", err, file, verb, s.Harness)
 	}
 	switch {
-	case verb == "uninstall" && (!exists || string(out) == string(old)):
+	case verb == "uninstall" && (!exists || !remove && string(out) == string(old)):
 		fmt.Fprintf(c.stdout, "%s: ctxguard is not installed in %s\n", s.Title, file)
 		return nil
 	case verb == "install" && exists && string(out) == string(old):
@@ -119,17 +109,39 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 			to = "/dev/null"
 		}
 		c.stdout.Write(diff.Diff(from, old, to, out))
+		for _, b := range beside(s, file, verb == "install", remove) {
+			if verb == "install" {
+				c.stdout.Write(diff.Diff("/dev/null", nil, b.path, []byte(b.content)))
+			} else {
+				c.stdout.Write(diff.Diff(b.path, []byte(b.content), "/dev/null", nil))
+			}
+		}
 		return nil
 	}
 	if remove {
 		if err := os.Remove(file); err != nil {
 			return err
 		}
+		for _, b := range beside(s, file, false, true) {
+			if err := os.Remove(b.path); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(c.stdout, "%s: removed %s, which held only ctxguard's hook\n", s.Title, file)
 		return nil
 	}
 	if err := writeFile(file, out); err != nil {
 		return fmt.Errorf("write %s: %w", file, err)
+	}
+	if s.Executable {
+		if err := os.Chmod(file, 0o755); err != nil {
+			return err
+		}
+	}
+	for _, b := range beside(s, file, verb == "install", false) {
+		if err := writeFile(b.path, []byte(b.content)); err != nil {
+			return fmt.Errorf("write %s: %w", b.path, err)
+		}
 	}
 	if verb == "uninstall" {
 		fmt.Fprintf(c.stdout, "%s: took ctxguard's hooks out of %s\n", s.Title, file)
@@ -141,4 +153,54 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 	}
 	fmt.Fprintln(c.stdout, "  check it with: ctxguard doctor")
 	return nil
+}
+
+// wired is a harness's file after install or uninstall, and whether uninstall removes it: a
+// Script file is written whole, and removed when it is ctxguard's; a settings file gets its
+// entries put in or taken out, and is removed when the harness's file is ctxguard's own (Own)
+// and nothing else is left in it.
+func wired(verb string, s *harness.Setup, file string, old []byte, exists bool, self string, o harness.Options) (out []byte, remove bool, err error) {
+	if s.Script != nil {
+		ours := exists && harness.IsScript(old)
+		if verb == "uninstall" {
+			return old, ours, nil
+		}
+		if exists && !ours {
+			return nil, false, fmt.Errorf("%s is there and is not ctxguard's: %s runs it, and ctxguard does not replace it", file, s.Title)
+		}
+		out, err := s.Script(self, o)
+		return out, false, err
+	}
+	layout := hookfile.Layout{Nested: s.Nested, Events: s.Events, Bare: s.Bare}
+	if verb == "install" {
+		var entries []hookfile.Entry
+		for _, e := range s.Entries(self, o) {
+			entries = append(entries, hookfile.Entry{Event: e.Event, Value: e.Value})
+		}
+		out, err := hookfile.Install(old, file, layout, []byte(s.Skeleton), entries)
+		return out, false, err
+	}
+	if !exists {
+		return nil, false, nil
+	}
+	out, err = hookfile.Uninstall(old, file, layout)
+	return out, err == nil && string(out) != string(old) && s.Own && hookfile.Same(out, []byte(s.Skeleton)), err
+}
+
+// besideFile is a file that goes with a harness's hook file ([harness.Setup.Beside]).
+type besideFile struct{ path, content string }
+
+// beside lists the harness's files that go with its hook file at file: for an install, the
+// missing ones (written as they are), for a removal the ones still as install wrote them.
+func beside(s *harness.Setup, file string, install, removal bool) []besideFile {
+	var out []besideFile
+	for _, rel := range slices.Sorted(maps.Keys(s.Beside)) {
+		p := filepath.Join(filepath.Dir(file), filepath.FromSlash(rel))
+		data, err := os.ReadFile(p)
+		switch {
+		case install && errors.Is(err, fs.ErrNotExist), removal && err == nil && string(data) == s.Beside[rel]:
+			out = append(out, besideFile{p, s.Beside[rel]})
+		}
+	}
+	return out
 }

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 )
 
 // File is a file or folder through which a harness runs hooks, or could be told to run none:
@@ -49,6 +51,12 @@ func (s *Setup) files(home string, env func(string) (string, bool), goos string)
 	}
 	for _, a := range s.Also {
 		out = append(out, File{Path: a, Project: true, What: settings})
+	}
+	for _, b := range slices.Sorted(maps.Keys(s.Beside)) {
+		if home != "" {
+			out = append(out, File{Path: path.Join(path.Dir(s.UserFile(home, env)), b), What: settings})
+		}
+		out = append(out, File{Path: path.Join(path.Dir(s.ProjectFile), b), Project: true, What: settings})
 	}
 	if s.Others != nil {
 		out = append(out, s.Others(home, env, goos)...)

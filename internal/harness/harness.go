@@ -37,6 +37,13 @@ type Answer struct {
 	RewriteAs rules.Setting
 }
 
+// Blocked is the answer of a harness that reads only the hook's exit code (Windsurf): its
+// adapter's Encode returns it for a deny, and the hook then exits 2 with Reason on stderr, which
+// is what the agent reads.
+type Blocked struct{ Reason string }
+
+func (b Blocked) Error() string { return b.Reason }
+
 // Harness is one agent harness's hook protocol.
 type Harness interface {
 	// Name is the name used on the command line (--harness) and in Request.Harness.
@@ -44,8 +51,9 @@ type Harness interface {
 	// decode reads one hook payload, already parsed (see [Decode]).
 	decode(top object) (*Request, error)
 	// Encode writes the harness's answer: nothing at all for allow, otherwise exactly one JSON
-	// object followed by a newline. req is the request being answered; a rewrite (or an ask that
-	// carries a command) needs it to echo the original tool arguments.
+	// object followed by a newline, or, for a harness that reads only the exit code, returns
+	// [Blocked]. req is the request being answered; a rewrite (or an ask that carries a command)
+	// needs it to echo the original tool arguments.
 	Encode(w io.Writer, req *Request, a Answer) error
 }
 
@@ -129,7 +137,7 @@ func detect(top object) (Harness, error) {
 		}
 		return claude{}, nil
 	}
-	return nil, errors.New("detect harness: payload has none of tool_input, hook_event_name, toolArgs, toolName; name the harness with --harness")
+	return nil, errors.New("detect harness: payload has none of the fields that tell the harness; name it with --harness")
 }
 
 // isCopilotSnakeCase reports whether a snake_case payload comes from Copilot CLI rather than

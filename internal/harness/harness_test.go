@@ -379,11 +379,17 @@ func TestEncodeErrors(t *testing.T) {
 		}
 		return req
 	}
+	// Harnesses that cannot rewrite answer a rewrite with a deny, which needs no request.
+	cannotRewrite := map[string]bool{}
 	for _, name := range Names() {
 		h, _ := Lookup(name)
 		payload := map[string]string{
 			"claude": claudeSample, "copilot": copilotSample, "gemini": geminiSample, "cursor": cursorToolSample, "codex": codexSample,
 		}[name]
+		if payload == "" {
+			s, _ := SetupFor(name)
+			payload = string(s.Probe(probeEntries(s)[0].Event, "ls", "/w"))
+		}
 		tests := []struct {
 			name   string
 			req    *Request
@@ -396,6 +402,9 @@ func TestEncodeErrors(t *testing.T) {
 			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: rules.SettingDeny}, `unknown rewrite answer "deny"`},
 		}
 		for _, tt := range tests {
+			if cannotRewrite[name] && strings.Contains(tt.want, "needs the decoded request") {
+				continue
+			}
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				var out bytes.Buffer
 				err := h.Encode(&out, tt.req, tt.answer)
@@ -451,7 +460,8 @@ func TestDetect(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	for _, name := range []string{"claude", "copilot", "gemini", "cursor", "codex"} {
+	all := []string{"claude", "copilot", "gemini", "cursor", "codex"}
+	for _, name := range all {
 		h, ok := Lookup(name)
 		if !ok || h.Name() != name {
 			t.Errorf("Lookup(%q) = %v, %v", name, h, ok)
@@ -460,7 +470,7 @@ func TestLookup(t *testing.T) {
 	if h, ok := Lookup("Claude"); ok {
 		t.Errorf("Lookup(%q) = %v, want none", "Claude", h)
 	}
-	if diff := cmp.Diff([]string{"claude", "copilot", "gemini", "cursor", "codex"}, Names()); diff != "" {
+	if diff := cmp.Diff(all, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -40,6 +41,21 @@ type Setup struct {
 	// event under which ctxguard may have installed a hook.
 	Nested bool
 	Events []string
+	// Bare is set where the file is the event map itself, without a "hooks" member (Factory
+	// Droid's hooks.json).
+	Bare bool
+	// Script is set for a harness that runs a file of ctxguard's own rather than an entry in a
+	// settings file (Cline's executable hook, the plugins of opencode, Kilo Code and pi): its
+	// content for the binary at self, which runs `ctxguard hook --harness NAME`. UserFile and
+	// ProjectFile are that file; install writes it whole, uninstall removes it. It must contain
+	// scriptMark, by which uninstall and doctor know the file is ctxguard's.
+	Script func(self string, o Options) ([]byte, error)
+	// Executable is set when the harness runs the Script file itself.
+	Executable bool
+	// Beside are files that go with the hook file (paths relative to its folder, with forward
+	// slashes): install writes each one that is missing, uninstall removes each one that is
+	// still as install wrote it when it removes the hook file.
+	Beside map[string]string
 	// Skeleton is a new file before the hooks go in.
 	Skeleton string
 	// Own is set when the file is ctxguard's alone, so that uninstall removes it once it holds
@@ -143,6 +159,12 @@ type Plugin struct {
 	Hooks []byte
 }
 
+// scriptMark is in every Script file, so that uninstall and doctor know it as ctxguard's.
+const scriptMark = "Written by `ctxguard install"
+
+// IsScript reports whether a file's content is a Script that ctxguard wrote.
+func IsScript(content []byte) bool { return strings.Contains(string(content), scriptMark) }
+
 // Options change what Entries returns.
 type Options struct {
 	GOOS string
@@ -237,6 +259,9 @@ type commandHook struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
 	Timeout int      `json:"timeout,omitempty"`
+	// OnFailure "block" makes goose deny the call when the hook gives no decision (a crash, a
+	// timeout, an unreadable answer).
+	OnFailure string `json:"on_failure,omitempty"`
 }
 
 // refusal reads a harness's answer into its wire struct T and returns the reason it gives, or
@@ -250,4 +275,16 @@ func refusal[T any](answer []byte, reason func(*T) string) (string, error) {
 		return r, nil
 	}
 	return string(answer), nil
+}
+
+// hostOS is the system ctxguard runs on, which is the harness's: a harness that does not say
+// which shell runs a command (Windsurf, Cline) uses PowerShell on Windows and a POSIX shell
+// elsewhere. A variable, so that tests can read payloads as either system's.
+var hostOS = runtime.GOOS
+
+func hostShell() string {
+	if hostOS == "windows" {
+		return "powershell"
+	}
+	return "bash"
 }

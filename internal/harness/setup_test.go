@@ -18,7 +18,7 @@ func TestProbes(t *testing.T) {
 		if _, ok := Lookup(s.Harness); !ok {
 			t.Errorf("setup %s has no adapter", s.Harness)
 		}
-		for _, e := range s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true}) {
+		for _, e := range probeEntries(s) {
 			if !json.Valid(e.Value) {
 				t.Errorf("%s: entry for %s is not valid JSON: %s", s.Harness, e.Event, e.Value)
 			}
@@ -115,18 +115,29 @@ func TestUserFiles(t *testing.T) {
 func TestRefusal(t *testing.T) {
 	for _, s := range Setups() {
 		h, _ := Lookup(s.Harness)
-		for _, e := range s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true}) {
+		for _, e := range probeEntries(s) {
 			req, err := Decode(h, s.Probe(e.Event, "echo hi", "/w"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out strings.Builder
-			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictDeny, Reason: "[ctxguard/x] no"}); err != nil {
+			err = h.Encode(&out, req, Answer{Verdict: rules.VerdictDeny, Reason: "[ctxguard/x] no"})
+			if s.Refusal == nil {
+				// The harness reads only the exit code: the hook exits 2 with the reason.
+				if b, ok := err.(Blocked); !ok || b.Reason != "[ctxguard/x] no" || out.Len() != 0 {
+					t.Errorf("%s: a deny is %q, %v; want Blocked with the reason and no output", s.Harness, out.String(), err)
+				}
+				continue
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got, err := s.Refusal([]byte(out.String())); err != nil || got != "[ctxguard/x] no" {
 				t.Errorf("%s/%s: Refusal(%s) = %q, %v", s.Harness, e.Event, out.String(), got, err)
 			}
+		}
+		if s.Refusal == nil {
+			continue
 		}
 		if _, err := s.Refusal([]byte("not json")); err == nil {
 			t.Errorf("%s: Refusal accepted text that is not an answer", s.Harness)
@@ -240,4 +251,13 @@ func TestUncovered(t *testing.T) {
 	if _, effects := claudeSetup.Uncovered("Bash"); !strings.Contains(strings.Join(effects, ";"), "original command") {
 		t.Errorf("a matcher without Monitor does not say that Monitor runs its original command: %v", effects)
 	}
+}
+
+// probeEntries are the entries a harness's self-test probes: one per event of its settings
+// entries, or a single one (event "") for a harness that runs a Script file.
+func probeEntries(s *Setup) []Entry {
+	if s.Script != nil {
+		return []Entry{{Event: "", Value: []byte("{}")}}
+	}
+	return s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true})
 }
