@@ -419,6 +419,9 @@ func TestReadmeMatchers(t *testing.T) {
 	}
 	readme := string(data)
 	for _, s := range harness.Setups() {
+		if s.Script != nil {
+			continue // a file of ctxguard's own, with no entry
+		}
 		for _, e := range s.Entries("/home/me/go/bin/ctxguard", harness.Options{GOOS: "linux", Rewrite: true}) {
 			var v struct{ Matcher string }
 			if err := json.Unmarshal(e.Value, &v); err != nil {

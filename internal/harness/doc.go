@@ -31,4 +31,8 @@
 // too, ctxguard's plugin, and how its answer reads. `ctxguard install`, `uninstall` and `doctor`
 // use them, and the guard protects every file they name ([Files]), so that an agent cannot
 // switch ctxguard off by editing one.
+//
+// Where a harness's pre-tool hook is a JavaScript function rather than a command (opencode, Kilo
+// Code, pi), ctxguard installs a small plugin of its own (shim/) that runs the binary; plugin.go
+// is the protocol between the two.
 package harness

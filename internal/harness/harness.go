@@ -57,7 +57,7 @@ type Harness interface {
 	Encode(w io.Writer, req *Request, a Answer) error
 }
 
-var harnesses = []Harness{claude{}, copilot{}, gemini{}, cursor{}, codex{}}
+var harnesses = []Harness{claude{}, copilot{}, gemini{}, cursor{}, codex{}, windsurf{}, cline{}, opencode, kilo, pi, qwen{}, droid{}, crush{}, goose{}}
 
 // Lookup returns the harness with the given name.
 func Lookup(name string) (Harness, bool) {
@@ -105,6 +105,10 @@ func Decode(h Harness, data []byte) (*Request, error) {
 //     Claude Code always sends (permission_mode, transcript_path, tool_use_id). It goes to the
 //     copilot adapter, because the answer must be in the format of the harness that reads it, and
 //     Copilot documents only its own top-level permissionDecision.
+//   - Qwen Code and Factory Droid send Claude Code's shape too; their shell tools' names
+//     (run_shell_command with PreToolUse, Execute) tell them apart.
+//   - Windsurf's payload has agent_action_name; Cline's preToolUse; Crush's and goose's an event
+//     (goose's also working_dir); ctxguard's own plugins name their harness.
 func Detect(data []byte) (Harness, *Request, error) {
 	top, err := parseObject(data)
 	if err != nil {
@@ -128,12 +132,35 @@ func detect(top object) (Harness, error) {
 		return gemini{}, nil
 	case event == cursorShellEvent || event == cursorToolEvent || event == "" && top.has("conversation_id") && top.has("command"):
 		return cursor{}, nil
-	case top.has("tool_input") || event != "":
-		if isCopilotSnakeCase(top) {
-			return copilot{}, nil
+	case top.has("harness"):
+		// A payload from one of ctxguard's plugins, which names its harness.
+		name, _, _ := top.str("harness")
+		if h, ok := Lookup(name); ok {
+			if _, isPlugin := h.(plugin); isPlugin {
+				return h, nil
+			}
 		}
-		if top.has("turn_id") || top.has("model") {
+		return nil, fmt.Errorf("detect harness: the payload names %q, which is not a harness ctxguard has a plugin for", name)
+	case top.has("agent_action_name"):
+		return windsurf{}, nil
+	case top.has("preToolUse") || top.has("clineVersion"):
+		return cline{}, nil
+	case event == "" && top.has("event"):
+		if top.has("working_dir") || top.has("matcher_context") {
+			return goose{}, nil
+		}
+		return crush{}, nil
+	case top.has("tool_input") || event != "":
+		tool, _, _ := top.str("tool_name")
+		switch {
+		case isCopilotSnakeCase(top):
+			return copilot{}, nil
+		case top.has("turn_id") || top.has("model"):
 			return codex{}, nil
+		case tool == "run_shell_command":
+			return qwen{}, nil
+		case tool == "Execute":
+			return droid{}, nil
 		}
 		return claude{}, nil
 	}

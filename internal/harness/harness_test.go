@@ -380,7 +380,7 @@ func TestEncodeErrors(t *testing.T) {
 		return req
 	}
 	// Harnesses that cannot rewrite answer a rewrite with a deny, which needs no request.
-	cannotRewrite := map[string]bool{}
+	cannotRewrite := map[string]bool{"windsurf": true, "cline": true, "qwen": true, "goose": true}
 	for _, name := range Names() {
 		h, _ := Lookup(name)
 		payload := map[string]string{
@@ -460,7 +460,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	all := []string{"claude", "copilot", "gemini", "cursor", "codex"}
+	all := []string{"claude", "copilot", "gemini", "cursor", "codex", "windsurf", "cline", "opencode", "kilo", "pi", "qwen", "droid", "crush", "goose"}
 	for _, name := range all {
 		h, ok := Lookup(name)
 		if !ok || h.Name() != name {

@@ -179,7 +179,10 @@ type Entry struct {
 	Value []byte
 }
 
-var setups = []*Setup{&claudeSetup, &copilotSetup, &geminiSetup, &cursorSetup, &codexSetup}
+var setups = []*Setup{
+	&claudeSetup, &copilotSetup, &geminiSetup, &cursorSetup, &codexSetup, &windsurfSetup, &clineSetup,
+	&opencodeSetup, &kiloSetup, &piSetup, &qwenSetup, &droidSetup, &crushSetup, &gooseSetup,
+}
 
 // Setups returns every harness's setup, in the order of [Names].
 func Setups() []*Setup { return setups }

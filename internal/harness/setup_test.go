@@ -70,6 +70,17 @@ func TestEntries(t *testing.T) {
 			}},
 		{"codex", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
 			[]string{`PreToolUse {"matcher":"^Bash$","hooks":[{"type":"command","command":"/opt/bin/ctxguard hook --harness codex","timeout":30}]}`}},
+		{"windsurf", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`pre_run_command {"command":"/opt/bin/ctxguard hook --harness windsurf","show_output":true}`}},
+		{"qwen", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`PreToolUse {"matcher":"^run_shell_command$","hooks":[{"type":"command","name":"ctxguard","command":"/opt/bin/ctxguard hook --harness qwen","timeout":30000}]}`}},
+		{"droid", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
+			[]string{`PreToolUse {"matcher":"Execute","hooks":[{"type":"command","command":"/opt/bin/ctxguard hook --harness droid","timeout":30}]}`}},
+		// Crush and goose give the line to a POSIX shell on every system.
+		{"crush", Options{GOOS: "windows"}, `C:\Program Files\ctxguard\ctxguard.exe`,
+			[]string{`PreToolUse {"name":"ctxguard","matcher":"^bash$","command":"'C:\\Program Files\\ctxguard\\ctxguard.exe' hook --harness crush","timeout":30}`}},
+		{"goose", Options{GOOS: "windows"}, `C:\ctxguard.exe`,
+			[]string{`PreToolUse {"matcher":"^developer__shell$","hooks":[{"type":"command","command":"'C:\\ctxguard.exe' hook --harness goose","timeout":30,"on_failure":"block"}]}`}},
 	}
 	for _, tt := range tests {
 		s, _ := SetupFor(tt.harness)
@@ -101,6 +112,18 @@ func TestUserFiles(t *testing.T) {
 		{"cursor", none, "/h/.cursor/hooks.json"},
 		{"codex", none, "/h/.codex/hooks.json"},
 		{"codex", env(map[string]string{"CODEX_HOME": "/cx"}), "/cx/hooks.json"},
+		{"windsurf", none, "/h/.codeium/windsurf/hooks.json"},
+		{"cline", none, "/h/Documents/Cline/Hooks/PreToolUse"},
+		{"opencode", none, "/h/.config/opencode/plugins/ctxguard.js"},
+		{"opencode", env(map[string]string{"XDG_CONFIG_HOME": "/x"}), "/x/opencode/plugins/ctxguard.js"},
+		{"kilo", none, "/h/.config/kilo/plugins/ctxguard.js"},
+		{"pi", none, "/h/.pi/agent/extensions/ctxguard.js"},
+		{"pi", env(map[string]string{"PI_CODING_AGENT_DIR": "/p"}), "/p/extensions/ctxguard.js"},
+		{"qwen", none, "/h/.qwen/settings.json"},
+		{"droid", none, "/h/.factory/hooks.json"},
+		{"crush", none, "/h/.config/crush/crush.json"},
+		{"crush", env(map[string]string{"CRUSH_GLOBAL_CONFIG": "/cr"}), "/cr/crush.json"},
+		{"goose", none, "/h/.agents/plugins/ctxguard/hooks/hooks.json"},
 	}
 	for _, tt := range tests {
 		s, _ := SetupFor(tt.harness)

@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+)
+
+// droid is Factory Droid's PreToolUse hook (https://docs.factory.ai/reference/hooks-reference).
+// Droid sends Claude Code's payload (its shell tool is Execute, and permission_mode names its
+// autonomy level, such as auto-high) and reads Claude Code's answer.
+//
+// Its ask is not enforced: `droid exec` runs the command when a hook answers ask, at every
+// autonomy level, so an ask becomes a deny that says a human must run the command. A rewrite is
+// allow with updatedInput, which Droid runs.
+type droid struct{}
+
+// droidShells maps Droid's shell tool to its shell.
+var droidShells = map[string]string{"Execute": "bash"}
+
+var droidLimits = limits{rewrite: true, ask: false}
+
+func (droid) Name() string { return "droid" }
+
+func (droid) decode(top object) (*Request, error) {
+	req, err := decodeSnakeCase(top, "droid", droidShells)
+	if err != nil {
+		return nil, fmt.Errorf("read droid payload: %w", err)
+	}
+	return req, nil
+}
+
+func (droid) Encode(w io.Writer, req *Request, a Answer) error {
+	d, err := decide(req, narrow(a, droidLimits), "allow")
+	if err != nil {
+		return fmt.Errorf("answer droid: %w", err)
+	}
+	return writeClaude(w, "droid", d)
+}
+
+// droidSetup wires ctxguard into Droid: its hooks.json is the bare event map (no "hooks" key),
+// with Claude Code's groups. Without a hooks.json, Droid reads the "hooks" key of the settings.json
+// beside it; once hooks.json exists it no longer does, which is why install writes hooks.json.
+var droidSetup = Setup{
+	Harness: "droid",
+	Title:   "Factory Droid",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return filepath.ToSlash(filepath.Join(home, ".factory", "hooks.json"))
+	},
+	ProjectFile: ".factory/hooks.json",
+	Also:        []string{".factory/hooks/hooks.json"}, // the legacy place, still read
+	Nested:      true,
+	Bare:        true,
+	Events:      []string{"PreToolUse"},
+	Skeleton:    "{}\n",
+	Own:         true,
+	Entries: func(self string, o Options) []Entry {
+		return []Entry{{"PreToolUse", compact(hookGroup{
+			Matcher: "Execute",
+			Hooks:   []commandHook{{Type: "command", Command: shellLine(o.GOOS, self, "hook", "--harness", "droid"), Timeout: timeout}},
+		})}}
+	},
+	// The settings files hold hooks too when there is no hooks.json.
+	Others: func(home string, _ func(string) (string, bool), _ string) []File {
+		out := []File{
+			{Path: ".factory/settings.json", Project: true, What: "Factory Droid's settings"},
+			{Path: ".factory/settings.local.json", Project: true, What: "Factory Droid's settings"},
+		}
+		if home != "" {
+			out = append(out, File{Path: filepath.ToSlash(filepath.Join(home, ".factory", "settings.json")), What: "Factory Droid's settings"})
+		}
+		return out
+	},
+	Probe: func(_, command, cwd string) []byte {
+		return compact(map[string]any{
+			"session_id": "ctxguard-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "auto-low",
+			"hook_event_name": "PreToolUse", "tool_name": "Execute",
+			"tool_input": map[string]any{"command": command, "riskLevelReason": "ctxguard doctor self-test", "riskLevel": "low"},
+		})
+	},
+	Refusal: claudeRefusal,
+	Note:    "Droid reads hooks when it starts: restart it, and review the entry in /hooks.",
+}

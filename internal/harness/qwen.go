@@ -1,0 +1,76 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+)
+
+// qwen is Qwen Code's PreToolUse hook (https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks/).
+// Qwen Code forked Gemini CLI but took Claude Code's hook contract: the payload is Claude Code's
+// snake_case one (with a timestamp and Gemini's tool names), and the answer is
+// hookSpecificOutput.permissionDecision allow, deny or ask.
+//
+// It cannot rewrite: its PreToolUse output has no updatedInput (only PermissionRequest's answer
+// does, in 0.24), and an allow that carries one runs the original command. A rewrite is
+// therefore a deny that carries the fixed command. Its ask is honoured, and headless (-p) it is
+// a refusal.
+type qwen struct{}
+
+// qwenShells maps Qwen Code's shell tool to its shell.
+var qwenShells = map[string]string{"run_shell_command": "bash"}
+
+var qwenLimits = limits{rewrite: false, ask: true}
+
+func (qwen) Name() string { return "qwen" }
+
+func (qwen) decode(top object) (*Request, error) {
+	req, err := decodeSnakeCase(top, "qwen", qwenShells)
+	if err != nil {
+		return nil, fmt.Errorf("read qwen payload: %w", err)
+	}
+	return req, nil
+}
+
+func (qwen) Encode(w io.Writer, req *Request, a Answer) error {
+	d, err := decide(req, narrow(a, qwenLimits), "")
+	if err != nil {
+		return fmt.Errorf("answer qwen: %w", err)
+	}
+	return writeClaude(w, "qwen", d)
+}
+
+// qwenSetup wires ctxguard into Qwen Code: a PreToolUse group for its shell tool in Claude Code's
+// layout, in Gemini CLI's settings files. Its timeout is in seconds, but a value of 1000 or more
+// is read as milliseconds (older builds took milliseconds only), so 30000 is 30 s for all of
+// them.
+var qwenSetup = Setup{
+	Harness: "qwen",
+	Title:   "Qwen Code",
+	UserFile: func(home string, env func(string) (string, bool)) string {
+		return filepath.ToSlash(filepath.Join(home, ".qwen", "settings.json"))
+	},
+	ProjectFile: ".qwen/settings.json",
+	Nested:      true,
+	Events:      []string{"PreToolUse"},
+	Skeleton:    "{}\n",
+	Entries: func(self string, o Options) []Entry {
+		return []Entry{{"PreToolUse", compact(hookGroup{
+			Matcher: "^run_shell_command$",
+			Hooks: []commandHook{{
+				Type: "command", Name: "ctxguard", Command: shellLine(o.GOOS, self, "hook", "--harness", "qwen"),
+				Timeout: timeout * 1000,
+			}},
+		})}}
+	},
+	Probe: func(_, command, cwd string) []byte {
+		return compact(map[string]any{
+			"session_id": "ctxguard-doctor", "transcript_path": "", "cwd": cwd, "hook_event_name": "PreToolUse",
+			"timestamp": probeTime, "permission_mode": "default", "tool_name": "run_shell_command",
+			"tool_input":  map[string]any{"command": command, "description": "ctxguard doctor self-test"},
+			"tool_use_id": "ctxguard-doctor",
+		})
+	},
+	Refusal: claudeRefusal,
+	Note:    "Qwen Code runs a project's hooks only in a trusted folder.",
+}

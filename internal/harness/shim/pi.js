@@ -1,0 +1,55 @@
+// Written by `ctxguard install pi`: pi runs it before every tool call, and
+// `ctxguard uninstall pi` removes it. ctxguard checks every shell command against the
+// repository's policy (https://github.com/ctxguard/ctxguard).
+//
+// A tool_call handler refuses a call by returning {block: true, reason}, changes it by changing
+// event.input, and can ask the user when pi has a UI. Anything that goes wrong here refuses the
+// call: a guard that cannot answer must not let the command run.
+import { spawnSync } from "node:child_process";
+
+const CTXGUARD = "CTXGUARD_BINARY";
+
+function ask(payload) {
+  const run = spawnSync(CTXGUARD, ["hook", "--harness", "pi"], {
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    timeout: 30000,
+  });
+  if (run.error) throw new Error(`ctxguard could not run (${run.error.message}), so this command is refused`);
+  if (run.status !== 0) throw new Error(run.stderr.trim() || `ctxguard exited ${run.status}, so this command is refused`);
+  const out = run.stdout.trim();
+  return out === "" ? {} : JSON.parse(out);
+}
+
+function replace(input, args) {
+  for (const key of Object.keys(input)) delete input[key];
+  Object.assign(input, args);
+}
+
+export default function (pi) {
+  pi.on("tool_call", async (event, ctx) => {
+    let answer;
+    try {
+      answer = ask({ harness: "pi", tool: event.toolName, session: "", cwd: ctx.cwd, args: event.input });
+    } catch (err) {
+      return { block: true, reason: String(err.message || err) };
+    }
+    switch (answer.decision) {
+      case undefined:
+        return;
+      case "rewrite":
+        replace(event.input, answer.args);
+        return;
+      case "ask": {
+        const shown = answer.args ? `${answer.reason}\n\nRun: ${answer.args.command}` : answer.reason;
+        if (ctx.hasUI && (await ctx.ui.confirm("ctxguard", shown))) {
+          if (answer.args) replace(event.input, answer.args);
+          return;
+        }
+        return { block: true, reason: `${answer.reason} (the user did not confirm it)` };
+      }
+      default:
+        return { block: true, reason: answer.reason || "ctxguard refused this command" };
+    }
+  });
+}
