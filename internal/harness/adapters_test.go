@@ -193,8 +193,9 @@ func TestShim(t *testing.T) {
 	if !strings.Contains(got, `const CTXGUARD = "C:\\Program Files\\ctx \"guard\"\\ctxguard.exe";`) {
 		t.Errorf("the binary's path is not a JavaScript string:\n%s", got)
 	}
-	if !strings.Contains(got, `["hook", "--harness", "kilo"]`) || strings.Contains(got, "HARNESS") || strings.Contains(got, "CTXGUARD_BINARY") {
-		t.Errorf("placeholders left or harness missing:\n%s", got)
+	if !strings.Contains(got, `["hook", "--harness", "kilo"]`) || !strings.Contains(got, "function ask(") ||
+		strings.Contains(got, "HARNESS") || strings.Contains(got, "CTXGUARD_BINARY") || strings.Contains(got, "ctxguard: call.js") {
+		t.Errorf("placeholders left, or the harness or the shared part missing:\n%s", got)
 	}
 	for _, s := range Setups() {
 		if s.Script == nil {

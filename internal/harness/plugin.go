@@ -1,6 +1,7 @@
 package harness
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -101,10 +102,17 @@ func pluginProbe(name, tool string) func(_, command, cwd string) []byte {
 	}
 }
 
-// shim is a plugin's source (shim/NAME.js) for the binary at self: the binary's path goes in as
-// a JavaScript string, and the harness's name wherever the source says HARNESS.
+// shimCall is the part every plugin shares: the function that runs ctxguard.
+//
+//go:embed shim/call.js
+var shimCall string
+
+// shim is a plugin's source (shim/NAME.js) for the binary at self, as one file: shim/call.js
+// goes where the source says so, the binary's path in as a JavaScript string, and the harness's
+// name wherever the source says HARNESS.
 func shim(source, harness, self string) []byte {
-	s := strings.ReplaceAll(source, `"CTXGUARD_BINARY"`, strconv.Quote(self))
+	s := strings.Replace(source, "// ctxguard: call.js\n", shimCall, 1)
+	s = strings.ReplaceAll(s, `"CTXGUARD_BINARY"`, strconv.Quote(self))
 	return []byte(strings.ReplaceAll(s, "HARNESS", harness))
 }
 

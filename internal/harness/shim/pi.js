@@ -5,26 +5,7 @@
 // A tool_call handler refuses a call by returning {block: true, reason}, changes it by changing
 // event.input, and can ask the user when pi has a UI. Anything that goes wrong here refuses the
 // call: a guard that cannot answer must not let the command run.
-import { spawnSync } from "node:child_process";
-
-const CTXGUARD = "CTXGUARD_BINARY";
-
-function ask(payload) {
-  const run = spawnSync(CTXGUARD, ["hook", "--harness", "pi"], {
-    input: JSON.stringify(payload),
-    encoding: "utf8",
-    timeout: 30000,
-  });
-  if (run.error) throw new Error(`ctxguard could not run (${run.error.message}), so this command is refused`);
-  if (run.status !== 0) throw new Error(run.stderr.trim() || `ctxguard exited ${run.status}, so this command is refused`);
-  const out = run.stdout.trim();
-  return out === "" ? {} : JSON.parse(out);
-}
-
-function replace(input, args) {
-  for (const key of Object.keys(input)) delete input[key];
-  Object.assign(input, args);
-}
+// ctxguard: call.js
 
 export default function (pi) {
   pi.on("tool_call", async (event, ctx) => {
