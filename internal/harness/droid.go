@@ -12,7 +12,9 @@ import (
 //
 // Its ask is not enforced: `droid exec` runs the command when a hook answers ask, at every
 // autonomy level, so an ask becomes a deny that says a human must run the command. A rewrite is
-// allow with updatedInput, which Droid runs.
+// updatedInput with no decision: Droid then judges the bound command by its own autonomy level
+// (and asks where it would). An allow with it would run the call past that level: in
+// `droid exec --auto low`, a call the model marked high risk ran.
 type droid struct{}
 
 // droidShells maps Droid's shell tool to its shell.
@@ -31,7 +33,7 @@ func (droid) decode(top object) (*Request, error) {
 }
 
 func (droid) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, narrow(a, droidLimits), "allow")
+	d, err := decide(req, narrow(a, droidLimits), "")
 	if err != nil {
 		return fmt.Errorf("answer droid: %w", err)
 	}
