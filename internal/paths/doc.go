@@ -1,7 +1,8 @@
 // Package paths is the one place that says where ctxguard's own files live: the config home
-// (the user policy and the providers folder), the state home (session memory), and the managed
-// policy. Everything that reads, protects or reports those files asks this package, so that the
-// hook, self-protection and `ctxguard doctor` can never disagree about them.
+// (the user policy and the providers folder), the state home (session memory, the audit trail,
+// lifts), and the managed policy. Everything that reads, protects or reports those files asks
+// this package, so that the hook, self-protection and `ctxguard doctor` can never disagree about
+// them.
 //
 // On every system the XDG Base Directory rules apply as the specification writes them
 // (https://specifications.freedesktop.org/basedir-spec/latest/): $XDG_CONFIG_HOME, else

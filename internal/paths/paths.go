@@ -92,6 +92,27 @@ func (e Env) ManagedPolicy() string {
 	return "/etc/ctxguard/policy.yaml"
 }
 
+// AuditLog is where the audit trail goes when the policy names no file:
+// <StateDir>/audit.jsonl (on Windows %LOCALAPPDATA%\ctxguard\audit.jsonl); "" without a state
+// home.
+func (e Env) AuditLog() string { return e.inState("audit.jsonl") }
+
+// AuditFailure is where the hook notes the last time it could not write the audit trail, for
+// `ctxguard doctor`: <StateDir>/audit-failure.json; "" without a state home.
+func (e Env) AuditFailure() string { return e.inState("audit-failure.json") }
+
+// Lifts is the file of the lifts a human granted with `ctxguard lift`: <StateDir>/lifts.json;
+// "" without a state home. Self-protection keeps agents from writing it.
+func (e Env) Lifts() string { return e.inState("lifts.json") }
+
+func (e Env) inState(name string) string {
+	dir := e.StateDir()
+	if dir == "" {
+		return ""
+	}
+	return e.Join(dir, name)
+}
+
 func (e Env) inConfig(name string) string {
 	dir := e.ConfigDir()
 	if dir == "" {

@@ -74,12 +74,37 @@ func TestPaths(t *testing.T) {
 				{"UserPolicy", tt.env.UserPolicy(), tt.user},
 				{"ProvidersDir", tt.env.ProvidersDir(), tt.providers},
 				{"StateDir", tt.env.StateDir(), tt.state},
+				{"AuditLog", tt.env.AuditLog(), inDir(tt.env, tt.state, "audit.jsonl")},
+				{"Lifts", tt.env.Lifts(), inDir(tt.env, tt.state, "lifts.json")},
 			} {
 				if c.got != c.want {
 					t.Errorf("%s = %q, want %q", c.what, c.got, c.want)
 				}
 			}
 		})
+	}
+}
+
+// inDir is name in dir as e spells it, or "" without dir.
+func inDir(e Env, dir, name string) string {
+	if dir == "" {
+		return ""
+	}
+	return e.Join(dir, name)
+}
+
+// TestStateFiles spells out the state files of a Windows user, which the table above only
+// derives from the state folder.
+func TestStateFiles(t *testing.T) {
+	e := Env{OS: "windows", Home: `C:\Users\u`, Lookup: lookup(map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`})}
+	if got, want := e.AuditLog(), `C:\Users\u\AppData\Local\ctxguard\audit.jsonl`; got != want {
+		t.Errorf("AuditLog = %q, want %q", got, want)
+	}
+	if got, want := e.Lifts(), `C:\Users\u\AppData\Local\ctxguard\lifts.json`; got != want {
+		t.Errorf("Lifts = %q, want %q", got, want)
+	}
+	if got, want := (Env{OS: "linux", Home: "/home/u"}).AuditFailure(), "/home/u/.local/state/ctxguard/audit-failure.json"; got != want {
+		t.Errorf("AuditFailure = %q, want %q", got, want)
 	}
 }
 
