@@ -9,12 +9,12 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/tidwall/gjson v1.20.2
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.47.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 )
