@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -17,3 +18,7 @@ func Builtin() []*spec.Spec { return builtinSpecs }
 // every hook run with a policy): the commands that write the files named in their arguments,
 // which self-protection checks. The list is shared: do not modify it.
 func Writers() []rules.Writer { return builtinWriters }
+
+// Secrets returns builtin/secrets.yaml, compiled the same way: the flags whose value is a secret
+// on some commands, which the audit trail blanks. The list is shared: do not modify it.
+func Secrets() []audit.Secret { return builtinSecrets }

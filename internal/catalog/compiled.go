@@ -3,6 +3,7 @@
 package catalog
 
 import (
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -3504,5 +3505,87 @@ var builtinWriters = []rules.Writer{
 			"-NewName",
 		},
 		Fold: true,
+	},
+}
+
+// builtinSecrets are builtin/secrets.yaml, decoded ahead of time for the same reason.
+var builtinSecrets = []audit.Secret{
+	{
+		Commands: []string{
+			"mysql",
+			"mysqldump",
+			"mysqladmin",
+			"mysqlimport",
+			"mysqlshow",
+			"mysqlcheck",
+			"mysqlpump",
+			"mariadb",
+			"mariadb-dump",
+			"mariadb-admin",
+		},
+		Flags:    []string{"-p"},
+		Attached: []string{"-p"},
+	},
+	{
+		Commands: []string{"az"},
+		Flags:    []string{"-p"},
+	},
+	{
+		Commands: []string{
+			"docker",
+			"podman",
+			"nerdctl",
+			"buildah",
+			"skopeo",
+			"helm",
+			"oras",
+			"crane",
+			"oc",
+		},
+		Flags: []string{"-p"},
+	},
+	{
+		Commands: []string{"sshpass"},
+		Flags:    []string{"-p"},
+		Attached: []string{"-p"},
+	},
+	{
+		Commands: []string{
+			"sqlcmd",
+			"bcp",
+		},
+		Flags: []string{"-P"},
+	},
+	{
+		Commands: []string{"curl"},
+		Flags: []string{
+			"-u",
+			"--user",
+			"--proxy-user",
+			"-U",
+		},
+	},
+	{
+		Commands: []string{"openssl"},
+		Flags: []string{
+			"-passin",
+			"-passout",
+			"-pass",
+			"-k",
+		},
+	},
+	{
+		Commands: []string{
+			"keytool",
+			"jarsigner",
+		},
+		Flags: []string{
+			"-storepass",
+			"-keypass",
+			"-srcstorepass",
+			"-deststorepass",
+			"-srckeypass",
+			"-destkeypass",
+		},
 	},
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 )
 
-func try(*os.File) (bool, error) { return false, errors.New("file locks are not supported on this system") }
+func try(*os.File) (bool, error) {
+	return false, errors.New("file locks are not supported on this system")
+}
 
 func unlock(*os.File) {}
