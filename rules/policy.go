@@ -73,6 +73,22 @@ type Policy struct {
 	// layers, and ForgetSrc names the layer that turned it off.
 	Forget    bool
 	ForgetSrc Source
+	// Audit is what the layers say about the audit trail, which the engine does not read: the
+	// hook writes it (see internal/audit).
+	Audit AuditTrail
+}
+
+// AuditTrail is the audit trail the layers ask for. It is on when any layer turns it on, and a
+// layer can never turn it off for the others; its file and size limit are those of the least
+// specific layer that names them (a project may turn the trail on, but never move it).
+type AuditTrail struct {
+	On  bool
+	Src Source // the least specific layer that turned it on
+	// Path is the file as written ("" for the state home's audit.jsonl; "~/" for the home
+	// directory); MaxSize the size it is rotated at (0 for the default).
+	Path    string
+	PathSrc Source
+	MaxSize int64
 }
 
 // PolicyFile is one policy file that was read.

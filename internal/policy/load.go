@@ -38,6 +38,8 @@ const ProjectFile = ".ctxguard.yaml"
 
 // Load finds the policy files for o, reads each strictly and merges them, managed first. With no
 // file anywhere it returns a Policy without Files, under which the caller allows everything.
+// When a file does not load, the error comes with the layers merged before it (nil when the
+// files cannot be found), so that a trail the managed layer turned on still records the deny.
 func Load(o Options) (*rules.Policy, error) {
 	files, err := find(o)
 	if err != nil {
@@ -47,11 +49,11 @@ func Load(o Options) (*rules.Policy, error) {
 	for _, f := range files {
 		data, err := os.ReadFile(f.File)
 		if err != nil {
-			return nil, fmt.Errorf("read %s policy: %w", f.Layer, err)
+			return p, fmt.Errorf("read %s policy: %w", f.Layer, err)
 		}
 		layer, err := Parse(data, f.File, f.Layer, o.Providers)
 		if err != nil {
-			return nil, err
+			return p, err
 		}
 		merge(p, layer)
 	}

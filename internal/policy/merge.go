@@ -30,6 +30,7 @@ func merge(dst, src *rules.Policy) {
 	if src.Forget && !dst.Forget {
 		dst.Forget, dst.ForgetSrc = true, src.ForgetSrc
 	}
+	mergeAudit(&dst.Audit, src.Audit)
 }
 
 // stricter picks the stricter setting with its source, as in the Setting order.

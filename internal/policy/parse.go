@@ -24,6 +24,8 @@ type fileSchema struct {
 	Rewrite     *string                   `yaml:"rewrite"`
 	Session     *sessionSchema            `yaml:"session"`
 	Rules       []*ruleSchema             `yaml:"rules"`
+	// Audit is true, false or {path, max_size}; see audit.go.
+	Audit any `yaml:"audit"`
 }
 
 // sessionSchema is what the policy says about session memory (the switches ctxguard remembers
@@ -94,6 +96,7 @@ func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, 
 		p.Forget, p.ForgetSrc = true, c.src("session.remember")
 	}
 	p.Rules = c.rules(s.Rules, layer)
+	p.Audit = c.audit(s.Audit, layer)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
