@@ -97,6 +97,7 @@ func TestScript(t *testing.T) {
 			"genpayload": genpayload,
 			"timed":      timed,
 			"openstdin":  openstdin,
+			"lastline":   lastline,
 		},
 	})
 }
@@ -292,6 +293,22 @@ func runanswer(ts *testscript.TestScript, neg bool, args []string) {
 	if err == nil && neg {
 		ts.Fatalf("the command succeeded, want a failure")
 	}
+}
+
+// lastline FILE FIELD VAR sets VAR to the string FIELD of the JSON object on FILE's last line
+// (the id of the decision the hook recorded last, for `ctxguard explain --id`).
+func lastline(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: lastline FILE FIELD VAR")
+	}
+	lines := strings.Split(strings.TrimSpace(ts.ReadFile(args[0])), "\n")
+	var m map[string]any
+	ts.Check(json.Unmarshal([]byte(lines[len(lines)-1]), &m))
+	v, ok := m[args[1]].(string)
+	if !ok {
+		ts.Fatalf("%s: the last line has no string %q", args[0], args[1])
+	}
+	ts.Setenv(args[2], v)
 }
 
 // TestRealCLICondition checks that a missing real CLI skips a script, and fails it under CI=true.

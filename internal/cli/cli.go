@@ -70,6 +70,12 @@ var commands = []*command{
 		run:     runExplain,
 	},
 	{
+		name:    "log",
+		summary: "show the decisions the hook recorded in the audit trail",
+		usage:   builtin.Help("log"),
+		run:     runLog,
+	},
+	{
 		name:    "validate",
 		summary: "check policy and provider files, printing every problem as file:line:col",
 		usage:   builtin.Help("validate"),

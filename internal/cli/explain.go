@@ -6,6 +6,8 @@ import (
 
 	"github.com/ctxguard/ctxguard/rules"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
 )
@@ -16,8 +18,15 @@ func runExplain(c *runner, args []string) error {
 	asJSON := fs.Bool("json", false, "")
 	sessionID := fs.String("session", "", "")
 	sh := fs.String("shell", rules.ShellBash, "")
+	id := fs.String("id", "", "")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *id != "" {
+		if fs.NArg() > 0 || *cwd != "" || *sessionID != "" || fs.Changed("shell") {
+			return usageError{"--id takes no command and none of --cwd, --session, --shell: the trail has them"}
+		}
+		return c.explainLogged(*id, *asJSON)
 	}
 	if *sh != rules.ShellBash && *sh != rules.ShellPowerShell {
 		return usageError{"--shell is bash or powershell"}
@@ -42,4 +51,28 @@ func runExplain(c *runner, args []string) error {
 		return explain.JSON(c.stdout, o)
 	}
 	return explain.Text(c.stdout, o)
+}
+
+// explainLogged shows a decision from the audit trail and the decision the same call gets now.
+func (c *runner) explainLogged(id string, asJSON bool) error {
+	l, _, err := c.trail("")
+	if err != nil {
+		return err
+	}
+	e, err := l.Find(id)
+	if err != nil {
+		return err
+	}
+	req := rules.Request{Harness: e.Harness, Tool: e.Tool, Shell: e.Shell, Command: e.Command, Cwd: e.Cwd, Session: e.Session, Mode: e.Mode, Agent: e.Agent, Paths: e.Paths}
+	o := guard.Decide(req, c.env)
+	now := audit.Entry{Shell: e.Shell}
+	if o.Rewritten {
+		now.Rewrite = o.Command
+	}
+	audit.NewRedactor(catalog.Secrets()).Entry(&now)
+	logged := explain.Logged{Entry: e, Now: o, NowRewrite: now.Rewrite}
+	if asJSON {
+		return explain.LoggedJSON(c.stdout, logged)
+	}
+	return explain.LoggedText(c.stdout, logged)
 }

@@ -47,8 +47,9 @@ func (c *runner) budget() time.Duration {
 }
 
 func (c *runner) hook(args []string) int {
+	start := time.Now()
 	budget := c.budget()
-	deadline := time.Now().Add(budget)
+	deadline := start.Add(budget)
 	// A hook run lives for milliseconds: collecting garbage only costs time. The memory limit
 	// brings the collector back should a pathological line make the heap grow.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -98,6 +99,7 @@ func (c *runner) hook(args []string) int {
 		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
 		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
 	}
+	c.record(req.Request, o, time.Since(start))
 	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason, RewriteAs: o.RewriteMode}
 	if o.Rewritten {
 		a.Command = o.Command

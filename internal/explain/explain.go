@@ -27,7 +27,9 @@ type report struct {
 }
 
 // JSON writes the outcome as one indented JSON object.
-func JSON(w io.Writer, o guard.Outcome) error {
+func JSON(w io.Writer, o guard.Outcome) error { return encode(w, newReport(o)) }
+
+func newReport(o guard.Outcome) report {
 	r := report{
 		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Cwd: o.Cwd,
 		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes,
@@ -38,10 +40,14 @@ func JSON(w io.Writer, o guard.Outcome) error {
 	if r.Policies == nil {
 		r.Policies = []rules.PolicyFile{}
 	}
+	return r
+}
+
+func encode(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // Text writes the outcome for a person: the policy files, each guarded call with its context

@@ -30,6 +30,9 @@ type Outcome struct {
 	Providers []string
 	// RewriteMode is the policy's rewrite setting (SettingUnset: the harness decides).
 	RewriteMode rules.Setting
+	// Audit is the audit trail the policy asks for, also when a later layer does not load (the
+	// deny is then recorded in the trail an earlier layer turned on).
+	Audit rules.AuditTrail
 	// Session names the session whose memory was read ("" for none).
 	Session string
 	// Notes are things that did not change the decision but that a reader of it should know
@@ -51,6 +54,9 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	names := cat.Names()
 	popts := policy.Options{Cwd: req.Cwd, Env: env, Providers: names}
 	pol, err := policy.Load(popts)
+	if pol != nil {
+		out.Audit = pol.Audit
+	}
 	if err != nil {
 		return out.deny("policy.error", err)
 	}
