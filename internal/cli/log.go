@@ -44,7 +44,7 @@ func runLog(c *runner, args []string) error {
 		}
 		f.Since = t
 	}
-	l, on, err := c.trail(*file)
+	l, a, err := c.trail(*file)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func runLog(c *runner, args []string) error {
 		fmt.Fprintf(c.stderr, "ctxguard log: %d lines of %s are not decisions and were skipped\n", bad, l.Path)
 	}
 	if len(entries) == 0 {
-		if _, err := os.Stat(l.Path); errors.Is(err, fs.ErrNotExist) && !on {
+		if _, err := os.Stat(l.Path); errors.Is(err, fs.ErrNotExist) && !a.On {
 			return exitError{code: exitFailure, msg: fmt.Sprintf("no audit trail at %s: the policy here does not turn it on (audit: true)", c.home(l.Path))}
 		}
 	}
@@ -137,15 +137,15 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 }
 
 // trail is the audit trail to read: file when given, else the one the policy here names (the
-// state home's audit.jsonl when it names none). on says whether the policy turns it on. A
-// policy that does not load still names the trail of the layers before it.
-func (c *runner) trail(file string) (l audit.Log, on bool, err error) {
+// state home's audit.jsonl when it names none), with what the policy says about it. A policy
+// that does not load still names the trail of the layers before it.
+func (c *runner) trail(file string) (audit.Log, rules.AuditTrail, error) {
 	if file != "" {
-		return audit.Log{Path: file}, true, nil
+		return audit.Log{Path: file}, rules.AuditTrail{On: true}, nil
 	}
 	wd, err := c.getwd()
 	if err != nil {
-		return audit.Log{}, false, err
+		return audit.Log{}, rules.AuditTrail{}, err
 	}
 	var a rules.AuditTrail
 	if cat, err := catalog.Open(c.env); err == nil {
@@ -153,6 +153,6 @@ func (c *runner) trail(file string) (l audit.Log, on bool, err error) {
 			a = pol.Audit
 		}
 	}
-	l, err = audit.For(a, c.env)
-	return l, a.On, err
+	l, err := audit.For(a, c.env)
+	return l, a, err
 }
