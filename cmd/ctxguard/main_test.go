@@ -98,6 +98,7 @@ func TestScript(t *testing.T) {
 			"timed":      timed,
 			"openstdin":  openstdin,
 			"lastline":   lastline,
+			"trailcheck": trailcheck,
 		},
 	})
 }

@@ -99,7 +99,17 @@ func (c *runner) hook(args []string) int {
 		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
 		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
 	}
-	c.record(req.Request, o, time.Since(start))
+	switch took := time.Since(start); o.Rule {
+	case ruleInternal, ruleTooExpensive:
+		// The guard gave up before the policy said anything about the trail: it is looked up
+		// after the answer, which must not wait for it.
+		defer func() {
+			o.Audit = c.auditAt(req.Cwd)
+			c.record(req.Request, o, took)
+		}()
+	default:
+		c.record(req.Request, o, took)
+	}
 	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason, RewriteAs: o.RewriteMode}
 	if o.Rewritten {
 		a.Command = o.Command
@@ -107,13 +117,19 @@ func (c *runner) hook(args []string) int {
 	return c.answer(h, req, a)
 }
 
+// The rules of the denies decide makes when the guard does not answer.
+const (
+	ruleInternal     = "hook.internal-error"
+	ruleTooExpensive = "hook.too-expensive"
+)
+
 // decide runs guard.Decide until the deadline, turning a panic or an overrun into a deny.
 func (c *runner) decide(req rules.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
 	done := make(chan guard.Outcome, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: "hook.internal-error",
+				done <- guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleInternal,
 					Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}}
 			}
 		}()
@@ -123,7 +139,7 @@ func (c *runner) decide(req rules.Request, deadline time.Time, budget time.Durat
 	case o = <-done:
 		return o
 	case <-time.After(time.Until(deadline)):
-		return guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: "hook.too-expensive",
+		return guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleTooExpensive,
 			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}}
 	}
 }

@@ -147,12 +147,17 @@ func (c *runner) trail(file string) (audit.Log, rules.AuditTrail, error) {
 	if err != nil {
 		return audit.Log{}, rules.AuditTrail{}, err
 	}
-	var a rules.AuditTrail
-	if cat, err := catalog.Open(c.env); err == nil {
-		if pol, _ := policy.Load(policy.Options{Cwd: wd, Env: c.env, Providers: cat.Names()}); pol != nil {
-			a = pol.Audit
-		}
-	}
+	a := c.auditAt(wd)
 	l, err := audit.For(a, c.env)
 	return l, a, err
+}
+
+// auditAt is what the policy for dir says about the audit trail.
+func (c *runner) auditAt(dir string) rules.AuditTrail {
+	if cat, err := catalog.Open(c.env); err == nil {
+		if pol, _ := policy.Load(policy.Options{Cwd: dir, Env: c.env, Providers: cat.Names()}); pol != nil {
+			return pol.Audit
+		}
+	}
+	return rules.AuditTrail{}
 }
