@@ -51,6 +51,8 @@ type CallTrace struct {
 	Fixed   string `json:"fixed,omitempty"`
 	// Matched lists the destructive entries and user rules that matched.
 	Matched []string `json:"matched,omitempty"`
+	// Lifted lists those of them a human lifted, each with the lift ("RULE lifted until …").
+	Lifted []string `json:"lifted,omitempty"`
 }
 
 // ContextTrace says which context a call runs in and where that came from.

@@ -21,6 +21,9 @@ func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []str
 		}
 		id := DestructiveRule(p.Name, d.Match)
 		t.Matched = append(t.Matched, id)
+		if e.lifted(t, id) {
+			continue
+		}
 		where := ""
 		if t.Context != nil && t.Context.Value != "" {
 			where = fmt.Sprintf(" in %s %s", p.Noun, describe(*t.Context))
@@ -66,6 +69,9 @@ func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
 			continue
 		}
 		t.Matched = append(t.Matched, r.ID)
+		if e.lifted(t, r.ID) {
+			continue
+		}
 		reason := fmt.Sprintf("[ctxguard/%s] %s (rule at %s)", r.ID, r.Reason, r.Src)
 		switch r.Decision {
 		case SettingDeny:
@@ -88,6 +94,19 @@ func (e *engine) userRulesOnly(c *Call) (trace, bool) {
 // DestructiveRule is the rule id of a provider's destructive entry: "az.destructive.group-delete".
 func DestructiveRule(provider, match string) string {
 	return provider + ".destructive." + slug(match)
+}
+
+// lifted reports whether a human lifted the rule for this call (see Input.Lifted), recording the
+// lift on the trace.
+func (e *engine) lifted(t *trace, rule string) bool {
+	if e.in.Lifted == nil {
+		return false
+	}
+	note, ok := e.in.Lifted(rule)
+	if ok {
+		t.Lifted = append(t.Lifted, rule+" "+note)
+	}
+	return ok
 }
 
 // slug turns a pattern into a rule id part: "group delete" -> "group-delete".

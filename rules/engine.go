@@ -42,6 +42,10 @@ type Input struct {
 	// Shell is the language of the line: ShellBash (also for "") or ShellPowerShell, which has no
 	// `VAR=value cmd` prefix, so a binding by variable cannot be inserted there.
 	Shell string
+	// Lifted reports whether a human lifted a rule (a destructive entry's or a user rule's id)
+	// for this call, with a note that says by whom and until when: the rule then adds nothing.
+	// The caller never lifts a rule of the managed layer (Policy.Locked). Nil lifts nothing.
+	Lifted func(rule string) (note string, ok bool)
 }
 
 // Switched is the effect of a switch that the line lets through: the context it selects, the

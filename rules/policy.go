@@ -76,6 +76,9 @@ type Policy struct {
 	// Audit is what the layers say about the audit trail, which the engine does not read: the
 	// hook writes it (see internal/audit).
 	Audit AuditTrail
+	// Locked lists the rules the managed layer wrote, which no lift lifts: the ids of its own
+	// rules, and "destructive" when it sets destructive (then no destructive entry is lifted).
+	Locked []string
 }
 
 // AuditTrail is the audit trail the layers ask for. It is on when any layer turns it on, and a

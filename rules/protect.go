@@ -3,8 +3,10 @@ package rules
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Writer says which arguments of a command name files that it writes, moves or deletes. The
@@ -82,7 +84,55 @@ type Protection struct {
 // does not try other spellings of the same write.
 const selfReason = "ctxguard's policy and hooks can only be changed by a human: tell the user what you want changed and why, and let them edit the file themselves"
 
-// protect checks the files a call writes against ctxguard's own configuration.
+// RuleLift is the rule that keeps `ctxguard lift` a human's command: the engine denies it in an
+// agent's line, as the guard denies writes to the lift file.
+const RuleLift = "self.lift"
+
+// liftReason is what an agent is told when it tries to lift a rule.
+const liftReason = "lifting a ctxguard rule is a human's decision: tell the user which rule stops you and why, and let them run `ctxguard lift RULE` in their own terminal if they agree"
+
+// liftText finds `ctxguard lift` in a string that another program may run (script -c '…',
+// python -c "os.system('…')", ssh host '…'), which the shell reader sees only as text.
+var liftText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bctxguard(\.exe)?['"]?\s+['"]?lift\b`)
+})
+
+// liftCall reports whether c grants a lift: `ctxguard lift …` (not --list, --clear or --help,
+// which only read or take lifts away), or a word of any call that holds such a command line.
+func liftCall(c *Call) bool {
+	grants := func(args []string) bool {
+		for _, a := range args {
+			if a == "--list" || a == "--clear" || strings.HasPrefix(a, "--clear=") || a == "-h" || a == "--help" {
+				return false
+			}
+		}
+		return true
+	}
+	if strings.EqualFold(c.Name, "ctxguard") {
+		for i, w := range c.Args {
+			if w.Literal && !strings.HasPrefix(w.Value, "-") {
+				var rest []string
+				for _, a := range c.Args[i+1:] {
+					rest = append(rest, a.Value)
+				}
+				return w.Value == "lift" && grants(rest)
+			}
+		}
+	}
+	for _, w := range c.Args {
+		// The expression is tried only on words that may hold the command, not on every word.
+		if len(w.Value) < len("ctxguard lift") || !strings.Contains(strings.ToLower(w.Value), "ctxguard") {
+			continue
+		}
+		if loc := liftText().FindStringIndex(w.Value); loc != nil && grants(strings.Fields(w.Value[loc[1]:])) {
+			return true
+		}
+	}
+	return false
+}
+
+// protect checks the files a call writes against ctxguard's own configuration, and keeps the
+// agent from lifting ctxguard's rules.
 func (e *engine) protect(c *Call) (trace, bool) {
 	if !e.guarded || e.in.Self == nil {
 		return trace{}, false
@@ -90,6 +140,9 @@ func (e *engine) protect(c *Call) (trace, bool) {
 	t := trace{CallTrace: CallTrace{Provider: "ctxguard", Argv: values(c), Via: c.Via, Kind: KindSelf}}
 	if c.Name == "" {
 		t.Argv = []string{c.NameWord.Value}
+	}
+	if liftCall(c) {
+		t.decide(VerdictDeny, RuleLift, fmt.Sprintf("[ctxguard/%s] %s lifts a ctxguard rule; %s", RuleLift, describeCall(c), liftReason))
 	}
 	for _, w := range c.Writes {
 		e.checkWrite(&t, c, w, false, nil)

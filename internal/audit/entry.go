@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -35,22 +36,13 @@ type Entry struct {
 	// Rewrite is the command as it runs when the hook bound it (secrets blanked).
 	Rewrite  string             `json:"rewrite,omitempty"`
 	Policies []rules.PolicyFile `json:"policies"`
-	// Lifts are the lifts that let a rule's call through (see package lift).
-	Lifts []Lifted `json:"lifts,omitempty"`
+	// Lifts are the lifts that let a rule's call through.
+	Lifts []lift.Lift `json:"lifts,omitempty"`
 	// Notes are what the decision's explanation notes (a lift file ignored, session memory that
 	// could not be read).
 	Notes      []string `json:"notes,omitempty"`
 	DurationUS int64    `json:"duration_us"` // from the hook's start to its decision
 	Version    string   `json:"version"`     // of ctxguard
-}
-
-// Lifted is a lift as the trail records it.
-type Lifted struct {
-	Rule    string    `json:"rule"`
-	Session string    `json:"session,omitempty"`
-	Until   time.Time `json:"until"`
-	By      string    `json:"by,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
 }
 
 // NewID returns a short random id: 12 characters of base32, 60 bits, so that ids do not repeat

@@ -76,6 +76,12 @@ var commands = []*command{
 		run:     runLog,
 	},
 	{
+		name:    "lift",
+		summary: "let one rule's calls through for a while (from your own terminal only)",
+		usage:   builtin.Help("lift"),
+		run:     runLift,
+	},
+	{
 		name:    "validate",
 		summary: "check policy and provider files, printing every problem as file:line:col",
 		usage:   builtin.Help("validate"),

@@ -92,6 +92,7 @@ func runDoctor(c *runner, args []string) error {
 	cat, catErr := catalog.Open(c.env)
 	d.policies(wd, cat)
 	d.auditTrail()
+	d.lifts(wd, cat)
 	d.providers(wd, cat, catErr)
 	hooks := d.harnesses(wd, self)
 	d.selfTest(wd, self, hooks)

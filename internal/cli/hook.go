@@ -99,6 +99,9 @@ func (c *runner) hook(args []string) int {
 		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
 		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
 	}
+	for _, w := range o.Warnings {
+		fmt.Fprintf(c.stderr, "ctxguard: %s\n", w)
+	}
 	switch took := time.Since(start); o.Rule {
 	case ruleInternal, ruleTooExpensive:
 		// The guard gave up before the policy said anything about the trail: it is looked up

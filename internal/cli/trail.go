@@ -21,7 +21,7 @@ func (c *runner) record(req rules.Request, o guard.Outcome, took time.Duration) 
 	e := &audit.Entry{
 		Time: now, ID: audit.NewID(), Harness: req.Harness, Session: req.Session, Agent: req.Agent, Cwd: req.Cwd,
 		Tool: req.Tool, Shell: req.Shell, Mode: req.Mode, Command: req.Command, Paths: req.Paths,
-		Decision: o.Verdict.String(), Rule: o.Rule, Reason: o.Reason, Policies: o.Policies, Notes: o.Notes,
+		Decision: o.Verdict.String(), Rule: o.Rule, Reason: o.Reason, Policies: o.Policies, Lifts: o.Lifts, Notes: o.Notes,
 		DurationUS: took.Microseconds(), Version: version(),
 	}
 	if o.Rewritten {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
+	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -24,6 +25,8 @@ type report struct {
 	// Session is the session whose memory was read, and Notes what went wrong reading it.
 	Session string   `json:"session,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
+	// Lifts are the lifts that let a rule's calls through.
+	Lifts []lift.Lift `json:"lifts,omitempty"`
 }
 
 // JSON writes the outcome as one indented JSON object.
@@ -32,7 +35,7 @@ func JSON(w io.Writer, o guard.Outcome) error { return encode(w, newReport(o)) }
 func newReport(o guard.Outcome) report {
 	r := report{
 		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Cwd: o.Cwd,
-		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes,
+		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes, Lifts: o.Lifts,
 	}
 	if r.Calls == nil {
 		r.Calls = []rules.CallTrace{}
@@ -74,6 +77,9 @@ func Text(w io.Writer, o guard.Outcome) error {
 		}
 		for _, m := range c.Matched {
 			fmt.Fprintf(&b, "  matched  %s\n", m)
+		}
+		for _, l := range c.Lifted {
+			fmt.Fprintf(&b, "  lifted   %s\n", l)
 		}
 		fmt.Fprintf(&b, "  decision %s", c.Verdict)
 		if c.Rule != "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
@@ -35,9 +36,13 @@ type Outcome struct {
 	Audit rules.AuditTrail
 	// Session names the session whose memory was read ("" for none).
 	Session string
-	// Notes are things that did not change the decision but that a reader of it should know
-	// (session memory that could not be read and was ignored).
+	// Notes are things that a reader of the decision should know (session memory that could
+	// not be read and was ignored, a lift file that was ignored).
 	Notes []string
+	// Warnings are the notes the hook prints on stderr as well: a lift file that was ignored.
+	Warnings []string
+	// Lifts are the lifts that let a rule's calls through.
+	Lifts []lift.Lift
 	// mem is the session's memory when it is on, opened once for the decision: [Outcome.Remember]
 	// records the line's switches in it.
 	mem *memory
@@ -86,11 +91,14 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 		in.Remembered = mem.recall
 		out.Session, out.mem = mem.name, mem
 	}
+	lifts := newLifter(req, env, pol)
+	in.Lifted = lifts.lifted
 	res := rules.Evaluate(in)
 	out.Result = res
 	if mem != nil {
 		out.Notes = append(out.Notes, mem.notes...)
 	}
+	out.Lifts, out.Notes, out.Warnings = lifts.applied, append(out.Notes, lifts.notes...), lifts.notes
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
 		line, err := rewrite(req, res.Edits)
 		if err != nil {

@@ -104,3 +104,18 @@ func TestLoadAudit(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadLocked: what the managed layer wrote is listed for the lifts to leave alone, and
+// nothing another layer wrote is.
+func TestLoadLocked(t *testing.T) {
+	tr := newTree(t)
+	tr.write("etc/ctxguard/policy.yaml", "rules:\n  - {id: org-no-delete, match: kubectl delete, decision: deny}\n  - {match: az vm delete, decision: ask}\n")
+	tr.write("home/repo/.ctxguard.yaml", "destructive: deny\nrules:\n  - {id: repo-rule, match: az group delete, decision: deny}\n")
+	p, err := Load(tr.options("home/repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(p.Locked, " "), "org-no-delete user.managed.2"; got != want {
+		t.Errorf("Locked = %q, want %q", got, want)
+	}
+}

@@ -55,9 +55,25 @@ func Load(o Options) (*rules.Policy, error) {
 		if err != nil {
 			return p, err
 		}
+		if f.Layer == Managed {
+			p.Locked = locked(layer)
+		}
 		merge(p, layer)
 	}
 	return p, nil
+}
+
+// locked lists what the managed layer wrote that a lift may not lift: its rules, and the
+// destructive entries when it sets destructive.
+func locked(managed *rules.Policy) []string {
+	var out []string
+	for _, r := range managed.Rules {
+		out = append(out, r.ID)
+	}
+	if managed.Destructive != rules.SettingUnset {
+		out = append(out, "destructive")
+	}
+	return out
 }
 
 // find returns the policy files that exist for o, in layer order. A file that exists but cannot

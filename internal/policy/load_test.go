@@ -168,6 +168,8 @@ func TestLoadLayers(t *testing.T) {
 			{ID: "user.user.1", Match: "az group delete", Decision: rules.SettingDeny, Reason: "not by an agent", Src: at(user, 10)},
 			{ID: "p", Match: "kubectl delete", Decision: rules.SettingAsk, Src: at(project, 14)},
 		},
+		// The managed layer sets destructive: no lift lifts a destructive entry.
+		Locked: []string{"destructive"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
@@ -193,6 +195,9 @@ func TestLoadEachLayerAlone(t *testing.T) {
 			want, err := Parse([]byte(tt.yaml), tr.path(tt.file), tt.name, testProviders)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.name == Managed {
+				want.Locked = []string{"destructive"}
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Load (-want +got):\n%s", diff)

@@ -58,6 +58,9 @@ func Protected(o Options) *Self {
 	if p := o.ProvidersDir(); p != "" {
 		add(p, true, "self.policy-write", "ctxguard's providers folder "+p)
 	}
+	if p := o.Lifts(); p != "" {
+		add(p, false, rules.RuleLift, "ctxguard's lift file "+p+" (only a human lifts a rule, with ctxguard lift in their own terminal)")
+	}
 	for _, f := range harness.Files(o.Home, o.Get, o.GOOS()) {
 		if f.Project {
 			s.byName = append(s.byName, f)
