@@ -18,17 +18,26 @@ func BenchmarkHook(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(b.TempDir(), "none"), "XDG_STATE_HOME": b.TempDir()}
-	env := paths.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}
-	for _, line := range []string{"go test ./...", "az group list -o table"} {
+	// The managed policy of the "audit trail on" cases turns the trail on, and nothing else.
+	trail := filepath.Join(b.TempDir(), "managed.yaml")
+	if err := os.WriteFile(trail, []byte("audit: {path: "+filepath.Join(b.TempDir(), "audit.jsonl")+"}\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ name, line, managed string }{
+		{"go test ./...", "go test ./...", filepath.Join(b.TempDir(), "none")},
+		{"az group list -o table", "az group list -o table", filepath.Join(b.TempDir(), "none")},
+		{"az group list -o table, audit trail on", "az group list -o table", trail},
+	} {
+		vars := map[string]string{"CTXGUARD_MANAGED_POLICY": tc.managed, "XDG_STATE_HOME": b.TempDir()}
+		env := paths.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
+			v, ok := vars[k]
+			return v, ok
+		}}
 		payload, _ := json.Marshal(map[string]any{
 			"session_id": "bench", "cwd": filepath.Join(machine, "repo"), "permission_mode": "default",
-			"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": line},
+			"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": tc.line},
 		})
-		b.Run(line, func(b *testing.B) {
+		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				c := &runner{stdin: bytes.NewReader(payload), stdout: io.Discard, stderr: os.Stderr, env: env}
 				if code := c.hook([]string{"--harness", "claude"}); code != hookAnswered {

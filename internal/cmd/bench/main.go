@@ -61,17 +61,24 @@ func main() {
 	for i := range many {
 		many[i] = "kubectl get pods -n team-a"
 	}
+	// The audit trail case's managed policy turns the trail on, and nothing else.
+	trail := filepath.Join(tmp, "audit.yaml")
+	if err := os.WriteFile(trail, []byte("audit: {path: "+filepath.Join(tmp, "audit.jsonl")+"}\n"), 0o600); err != nil {
+		log.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		bin   []string
 		input []byte
+		env   []string // set on top of env
 	}{
-		{"floor (reads stdin, exits)", []string{floor}, payload("az group list -o table")},
-		{"hook: one az call, rewritten", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table")},
-		{"hook: no guarded call", []string{hook, "hook", "--harness", "claude"}, payload("go test ./...")},
-		{"hook: 7 calls, all six CLIs", []string{hook, "hook", "--harness", "claude"}, payload("az group list && kubectl get pods && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done")},
-		{"hook: 100 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many[:100], " && "))},
-		{"hook: 1000 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many, " && "))},
+		{"floor (reads stdin, exits)", []string{floor}, payload("az group list -o table"), nil},
+		{"hook: one az call, rewritten", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), nil},
+		{"hook: the same, audit trail on", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), []string{"CTXGUARD_MANAGED_POLICY=" + trail}},
+		{"hook: no guarded call", []string{hook, "hook", "--harness", "claude"}, payload("go test ./..."), nil},
+		{"hook: 7 calls, all six CLIs", []string{hook, "hook", "--harness", "claude"}, payload("az group list && kubectl get pods && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done"), nil},
+		{"hook: 100 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many[:100], " && ")), nil},
+		{"hook: 1000 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many, " && ")), nil},
 	}
 	env := append(os.Environ(),
 		"HOME="+filepath.Join(machine, "home"), "XDG_CONFIG_HOME="+filepath.Join(machine, "home", ".config"),
@@ -81,7 +88,7 @@ func main() {
 	for r := 0; r < *runs+10; r++ {
 		for i, c := range cases {
 			cmd := exec.Command(c.bin[0], c.bin[1:]...)
-			cmd.Env, cmd.Stdin = env, bytes.NewReader(c.input)
+			cmd.Env, cmd.Stdin = append(env, c.env...), bytes.NewReader(c.input)
 			start := time.Now()
 			out, err := cmd.Output()
 			d := time.Since(start)
