@@ -2,8 +2,10 @@
 // (providers/*.yaml), embedded in the binary so that a hook needs no install step and no file
 // next to it. Beside them: the commands' help texts (help/*.txt), the JSON Schemas of policy and
 // provider files (schema/*.schema.json, also what editors fetch from the repository), and the
-// starter policy that `ctxguard init` fills in (starter/policy.yaml). Texts that name real CLIs
-// live here, as data, rather than in Go code.
+// starter policy that `ctxguard init` fills in (starter/policy.yaml), the commands that write
+// files (protect.yaml, for self-protection) and the flags that hold secrets on some commands
+// (secrets.yaml, for the audit trail). Texts that name real CLIs live here, as data, rather than
+// in Go code.
 //
 // The data sits beside this package, not under testdata or a parent directory, because go:embed
 // only reaches files at or below the embedding file's directory. The package is data only: it

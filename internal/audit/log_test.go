@@ -131,7 +131,9 @@ func TestConcurrent(t *testing.T) {
 			}
 			wg.Wait()
 			checkLines(t, l, n)
-			if _, err := os.Stat(l.Old()); (err == nil) != (max > 0) {
+			// Windows refuses to rename a file another process has open, so there the trail may
+			// not rotate while hooks write it; it rotates once they are done.
+			if _, err := os.Stat(l.Old()); (err == nil) != (max > 0) && runtime.GOOS != "windows" {
 				t.Errorf("rotated file: %v, want one only with a limit", err)
 			}
 		})
