@@ -158,7 +158,7 @@ func TestShipOtelcol(t *testing.T) {
 		bin = filepath.Join(dir, "otelcol")
 		build := exec.Command("go", "build", "-o", bin, ".")
 		build.Dir = filepath.Join(shipping, "otelcol")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("build the collector: %v\n%s", err, out)
 		}

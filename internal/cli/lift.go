@@ -51,13 +51,13 @@ func runLift(c *runner, args []string) error {
 		return exitError{code: exitFailure, msg: "a lift is a human's decision, so ctxguard lift runs only in an interactive terminal (stdin and stdout a terminal); run it in your own"}
 	}
 	if *dur <= 0 || *dur > lift.MaxFor {
-		return usageError{fmt.Sprintf("--for %v: a lift lasts more than 0 and at most %v", *dur, lift.MaxFor)}
+		return usageError{fmt.Sprintf("--for %v: a lift lasts more than 0 and at most %s", *dur, short(lift.MaxFor))}
 	}
 	rule := fl.Arg(0)
 	if err := c.liftable(rule); err != nil {
 		return exitError{code: exitFailure, msg: err.Error()}
 	}
-	l := lift.Lift{Rule: rule, Session: *session, Until: now.Add(*dur).Truncate(time.Second), Created: now.Truncate(time.Second), By: who(), Reason: *reason}
+	l := lift.Lift{Rule: rule, Session: *session, Until: now.Add(*dur).Truncate(time.Second), Created: now.Truncate(time.Second), By: c.who(), Reason: *reason}
 	if _, err := lift.Update(c.env.Lifts(), now, func(ls []lift.Lift) []lift.Lift { return append(ls, l) }); err != nil {
 		return err
 	}
@@ -175,8 +175,8 @@ func interactive(stream any) bool {
 }
 
 // who names the person granting a lift, user@host.
-func who() string {
-	name := os.Getenv("USER")
+func (c *runner) who() string {
+	name, _ := c.env.Get("USER")
 	if u, err := user.Current(); err == nil {
 		name = u.Username
 	}
