@@ -104,7 +104,7 @@ func runValidate(c *runner, args []string) error {
 		if s.kind != "policy" {
 			continue
 		}
-		p, err := policy.Parse(s.data, s.file, policy.Project, known)
+		p, err := policy.Parse(s.data, s.file, c.layerOf(s.file), known)
 		if err != nil {
 			findings[s.index] = sorted(err)
 			continue
@@ -125,6 +125,22 @@ func runValidate(c *runner, args []string) error {
 	}
 	fmt.Fprintf(c.stderr, "ctxguard validate: %s, no problem\n", count(len(files), "file"))
 	return nil
+}
+
+// layerOf is the layer a policy file is read as: the user's or the managed policy when it is
+// that file, else a project's (what a project may not set, such as where the audit trail goes,
+// is then an error).
+func (c *runner) layerOf(file string) string {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return policy.Project
+	}
+	for _, l := range []struct{ name, file string }{{policy.Managed, c.env.ManagedPolicy()}, {policy.User, c.env.UserPolicy()}} {
+		if other, err := os.Stat(l.file); l.file != "" && err == nil && os.SameFile(fi, other) {
+			return l.name
+		}
+	}
+	return policy.Project
 }
 
 // defaultFiles are the files a hook run here would read: the policy of each layer and the
