@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/google/go-cmp/cmp"
@@ -302,7 +303,7 @@ func resolveCases() []resolveCase {
 func TestResolve(t *testing.T) {
 	for _, tt := range append(resolveCases(), reachCases()...) {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testenv.TempDir(t)
 			sub := func(s string) string { return strings.ReplaceAll(s, "{root}", root) }
 			subMap := func(m map[string]string) map[string]string {
 				out := make(map[string]string, len(m))
@@ -401,7 +402,7 @@ func TestFixturesIntact(t *testing.T) {
 }
 
 func TestResolveTrace(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, gcloudFiles...)
 	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(nil)}
 	got, err := providers.NewReader().Resolve(provider(t, "gcloud"), in)
@@ -433,7 +434,7 @@ func TestResolveTrace(t *testing.T) {
 // TestReaderCaches checks that a Reader reads each file once: a second call sees the first
 // call's state even when the file changed in between, so every call of one line agrees.
 func TestReaderCaches(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
 	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
 	r := providers.NewReader()
@@ -472,7 +473,7 @@ func TestActiveFind(t *testing.T) {
 }
 
 func TestTarget(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux)
 	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
 	s := provider(t, "pac")
@@ -507,7 +508,7 @@ func TestTarget(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux, "gh/hosts.two-users-alice-active.yml", ghHosts)
 	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(map[string]string{"GH_HOST": "ghe.example.invalid"})}
 	r := providers.NewReader()
@@ -529,7 +530,7 @@ func TestLookup(t *testing.T) {
 }
 
 func TestExists(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	dir := filepath.Join(root, "work")
 	if err := os.MkdirAll(filepath.Join(dir, "terraform.tfstate.d", "staging"), 0o755); err != nil {
 		t.Fatal(err)
@@ -563,7 +564,7 @@ func TestExists(t *testing.T) {
 }
 
 func BenchmarkResolve(b *testing.B) {
-	root := b.TempDir()
+	root := testenv.TempDir(b)
 	place(b, root, "az/azureProfile.after-account-set-prod.json", azProfile,
 		"kubectl/config.after-use-context-prod.yaml", kubeHome,
 		"terraform/environment.staging", tfEnv)
@@ -592,7 +593,7 @@ func BenchmarkResolve(b *testing.B) {
 // TestNoDir: when the engine cannot tell the call's directory, a relative state path is an
 // error it can recognise, and absolute ones still resolve.
 func TestNoDir(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
 	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
 	r := providers.NewReader()

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -81,7 +82,7 @@ func TestWindowsPaths(t *testing.T) {
 // an empty file of every format reads, as nothing.
 func TestEveryFormatReads(t *testing.T) {
 	for _, f := range spec.Formats() {
-		path := filepath.Join(t.TempDir(), "state")
+		path := filepath.Join(testenv.TempDir(t), "state")
 		if err := os.WriteFile(path, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}

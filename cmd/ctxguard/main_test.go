@@ -17,15 +17,31 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/cli"
 	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var update = flag.Bool("update", false, "rewrite the scripts' expected output with what the commands print")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(binDirRemover{m}, map[string]func(){
 		"ctxguard": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// binDirRemover removes the directory testscript.Main copies the commands into (it puts its bin
+// folder first on PATH) with testenv.RemoveAll after the tests, because testscript's own
+// os.RemoveAll fails under Wine and exits 1 after tests that passed.
+type binDirRemover struct{ m *testing.M }
+
+func (r binDirRemover) Run() int {
+	code := r.m.Run()
+	bin, _, _ := strings.Cut(os.Getenv("PATH"), string(filepath.ListSeparator))
+	if err := testenv.RemoveAll(filepath.Dir(bin)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
 }
 
 // stateVars are the variables that point CLIs at their state; every script starts with none of

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // BenchmarkHook is one hook run in process: reading the payload, deciding, answering. The
@@ -18,7 +19,7 @@ func BenchmarkHook(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(b.TempDir(), "none"), "XDG_STATE_HOME": b.TempDir()}
+	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(testenv.TempDir(b), "none"), "XDG_STATE_HOME": testenv.TempDir(b)}
 	env := paths.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok

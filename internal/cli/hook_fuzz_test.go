@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // hookSeeds are payloads of every harness shape, well formed and not.
@@ -47,7 +48,7 @@ func FuzzHook(f *testing.F) {
 	}
 	vars := map[string]string{
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
-		"XDG_STATE_HOME":          f.TempDir(),
+		"XDG_STATE_HOME":          testenv.TempDir(f),
 	}
 	env := paths.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]

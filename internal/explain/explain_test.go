@@ -11,6 +11,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -38,7 +39,7 @@ destructive: ask
 }
 
 func TestGolden(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

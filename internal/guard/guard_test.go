@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -22,7 +23,7 @@ func machine(t testing.TB) (paths.Env, string) {
 	home := filepath.Join(root, "home")
 	vars := map[string]string{
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
-		"XDG_STATE_HOME":          t.TempDir(),
+		"XDG_STATE_HOME":          testenv.TempDir(t),
 	}
 	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
 // TestRememberOnlyWhatRuns checks that only a line the hook lets run is remembered, only with
 // memory on, and for a subagent apart from its session.
 func TestRememberOnlyWhatRuns(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	env := paths.Env{Home: dir, OS: "linux", Lookup: func(k string) (string, bool) {
 		if k == "XDG_STATE_HOME" {
 			return dir, true

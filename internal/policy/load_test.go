@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -21,7 +22,7 @@ type tree struct {
 }
 
 func newTree(t *testing.T) *tree {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	tr := &tree{t: t, root: root, env: map[string]string{
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "etc", "ctxguard", "policy.yaml"),
 	}}

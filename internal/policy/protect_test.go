@@ -9,10 +9,11 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 func TestProtected(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	repo := filepath.Join(home, "src", "repo")
 	for _, f := range []string{
@@ -103,7 +104,7 @@ func TestParseWriters(t *testing.T) {
 // each file `ctxguard install` writes, in both scopes and with the environment variables that
 // move them, and each other file or folder the harness runs hooks from, is protected.
 func TestProtectedHookFiles(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	repo := filepath.Join(root, "src", "repo")
 	moved := map[string]string{

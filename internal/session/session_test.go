@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -18,7 +19,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func newStore(t *testing.T) (*Store, *time.Time) {
 	now := t0
-	return &Store{Dir: Dir(filepath.Join(t.TempDir(), "ctxguard")), Now: func() time.Time { return now }}, &now
+	return &Store{Dir: Dir(filepath.Join(testenv.TempDir(t), "ctxguard")), Now: func() time.Time { return now }}, &now
 }
 
 func az(value, scope string) rules.Switched {
@@ -178,7 +179,7 @@ func TestBadFiles(t *testing.T) {
 // TestConcurrent runs many writers and readers of one session at once, as parallel tool calls
 // do: a reader must never see a torn file, and every provider's last write must survive.
 func TestConcurrent(t *testing.T) {
-	s := &Store{Dir: Dir(filepath.Join(t.TempDir(), "ctxguard"))}
+	s := &Store{Dir: Dir(filepath.Join(testenv.TempDir(t), "ctxguard"))}
 	providers := []string{"az", "kubectl", "gcloud", "terraform"}
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)

@@ -1,0 +1,39 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// TestWine checks the detection against what the runner knows: .ci/wine sets
+// CTXGUARD_UNDER_WINE=1 for the binaries it runs under Wine.
+func TestWine(t *testing.T) {
+	want := os.Getenv("CTXGUARD_UNDER_WINE") == "1"
+	if got := Wine(); got != want {
+		t.Errorf("Wine() = %v on %s with CTXGUARD_UNDER_WINE=%q", got, runtime.GOOS, os.Getenv("CTXGUARD_UNDER_WINE"))
+	}
+}
+
+func TestRemoveAll(t *testing.T) {
+	dir := filepath.Join(TempDir(t), "tree")
+	for _, f := range []string{"a/b/c.txt", "a/d.txt", "e.txt"} {
+		path := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Errorf("after RemoveAll: %v, want the directory gone", err)
+	}
+	if err := RemoveAll(dir); err != nil {
+		t.Errorf("RemoveAll of a directory that is gone: %v, want nil", err)
+	}
+}

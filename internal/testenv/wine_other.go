@@ -1,0 +1,11 @@
+//go:build !windows
+
+package testenv
+
+import "syscall"
+
+// errInvalidFunction is never returned outside Windows.
+const errInvalidFunction = syscall.Errno(0)
+
+// Wine reports whether the process runs under Wine: never, outside Windows.
+func Wine() bool { return false }
