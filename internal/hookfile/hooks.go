@@ -63,9 +63,11 @@ func (h Hook) Command(goos string) (argv []string, line string) {
 	return nil, ""
 }
 
-// Owned reports whether a handler is ctxguard's: the program it runs (the exec form's command,
-// or the first word of a shell line under command, bash, powershell or exec) is named ctxguard
-// or ctxguard.exe, in any directory.
+// Owned reports whether a handler is ctxguard's: the program it runs is named ctxguard or
+// ctxguard.exe, in any directory. The program is the whole of an exec form's command (Claude
+// Code's command with args, Copilot CLI's exec), which is a path and may hold spaces
+// (C:\Users\First Last\go\bin\ctxguard.exe), or else the first word of a shell line under
+// command, bash or powershell.
 func Owned(handler *Node) bool {
 	if handler == nil || handler.Kind != Object {
 		return false
