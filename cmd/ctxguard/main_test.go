@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
-		Condition:           realCLI,
+		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
@@ -103,6 +104,15 @@ func TestScript(t *testing.T) {
 			})
 			for k, v := range quietVars {
 				env.Setenv(k, v)
+			}
+			if runtime.GOOS == "windows" {
+				// On Windows the CLIs keep their state under USERPROFILE, APPDATA and
+				// LOCALAPPDATA. The scripts lay out a Linux home; these name its XDG folders,
+				// which hold what the Windows folders hold (gcloud, pac). windows_*.txtar lay
+				// out a Windows home instead.
+				env.Setenv("USERPROFILE", home)
+				env.Setenv("APPDATA", filepath.Join(home, ".config"))
+				env.Setenv("LOCALAPPDATA", filepath.Join(home, ".local", "share"))
 			}
 			return os.MkdirAll(home, 0o755)
 		},
@@ -233,6 +243,15 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 
+// condition answers the scripts' own conditions: [realcli:NAME], and [symlinks], true where the
+// system makes symbolic links (testscript's [symlink] is true under Wine, which makes none).
+func condition(cond string) (bool, error) {
+	if cond == "symlinks" {
+		return testenv.Symlinks(), nil
+	}
+	return realCLI(cond)
+}
+
 // realCLI is the condition [realcli:NAME]: true when the real CLI NAME is on PATH. A missing one
 // makes the script skip itself with one line that names the CLI, so that a first run on a
 // machine without it is green and says what it did not run; under CI=true (.ci/run sets it) a
@@ -321,8 +340,12 @@ func TestRealCLICondition(t *testing.T) {
 	if ok, err := realCLI(missing); ok || err == nil || !strings.Contains(err.Error(), "ctxguard-no-such-cli is not on PATH") {
 		t.Errorf("missing CLI with CI=true: %v, %v; want an error naming the CLI", ok, err)
 	}
-	if ok, err := realCLI("realcli:bash"); !ok || err != nil {
-		t.Errorf("bash: %v, %v; want true", ok, err)
+	present := "sh" // a program on PATH on every system the tests run on
+	if runtime.GOOS == "windows" {
+		present = "cmd"
+	}
+	if ok, err := realCLI("realcli:" + present); !ok || err != nil {
+		t.Errorf("%s: %v, %v; want true", present, ok, err)
 	}
 }
 

@@ -37,3 +37,16 @@ func TestRemoveAll(t *testing.T) {
 		t.Errorf("RemoveAll of a directory that is gone: %v, want nil", err)
 	}
 }
+
+func TestSymlink(t *testing.T) {
+	dir := TempDir(t)
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	Symlink(t, target, link) // skips where there are none: the rest is for where there are
+	if got, err := os.ReadFile(link); err != nil || string(got) != "x" {
+		t.Errorf("read through the link: %q, %v", got, err)
+	}
+}
