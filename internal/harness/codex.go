@@ -48,11 +48,14 @@ var codexSetup = Setup{
 	Nested:      true,
 	Events:      []string{"PreToolUse"},
 	Skeleton:    "{}\n",
+	// On Windows Codex runs commandWindows instead of command (codex-rs hooks: command_for_platform),
+	// through the session's shell, PowerShell.
 	Entries: func(self string, o Options) []Entry {
-		return []Entry{{"PreToolUse", compact(hookGroup{
-			Matcher: "^Bash$",
-			Hooks:   []commandHook{{Type: "command", Command: shellLine(o.GOOS, self, "hook", "--harness", "codex"), Timeout: timeout}},
-		})}}
+		h := commandHook{Type: "command", Command: shLine(self, "hook", "--harness", "codex"), Timeout: timeout}
+		if o.GOOS == "windows" {
+			h.CommandWindows = psLine(self, "hook", "--harness", "codex")
+		}
+		return []Entry{{"PreToolUse", compact(hookGroup{Matcher: "^Bash$", Hooks: []commandHook{h}})}}
 	},
 	// Codex also reads hooks from a [hooks] table in config.toml.
 	Others: func(home string, env func(string) (string, bool), _ string) []File {

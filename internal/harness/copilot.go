@@ -121,7 +121,7 @@ var copilotSetup = Setup{
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"preToolUse", compact(copilotHook{
 			Type:       "command",
-			Bash:       shellLine("linux", self, "hook", "--harness", "copilot"),
+			Bash:       shLine(self, "hook", "--harness", "copilot"),
 			PowerShell: psLine(self, "hook", "--harness", "copilot"),
 			TimeoutSec: timeout,
 			Matcher:    copilotMatcher,
@@ -142,7 +142,6 @@ var copilotSetup = Setup{
 	},
 	AlsoRuns: &AlsoRuns{Harness: "claude", ProjectOnly: true,
 		Why: "Copilot CLI also runs the hooks in the project's .claude/settings.json and settings.local.json"},
-	PowerShell: true,
 	Probe: func(_, command, cwd string) []byte {
 		args := compact(map[string]any{"command": command, "description": "ctxguard doctor self-test"})
 		return compact(map[string]any{"sessionId": "ctxguard-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": string(args)})

@@ -159,10 +159,10 @@ var cursorSetup = Setup{
 	Events:      []string{cursorShellEvent, cursorToolEvent},
 	Skeleton:    "{\n  \"version\": 1\n}\n",
 	Entries: func(self string, o Options) []Entry {
-		line := shellLine(o.GOOS, self, "hook", "--harness", "cursor")
-		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: line, Timeout: timeout, FailClosed: true})}}
+		cmd := line(o.GOOS, self, "hook", "--harness", "cursor")
+		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: cmd, Timeout: timeout, FailClosed: true})}}
 		if o.Rewrite {
-			out = append(out, Entry{cursorToolEvent, compact(cursorHook{Command: line, Matcher: "Shell", Timeout: timeout, FailClosed: true})})
+			out = append(out, Entry{cursorToolEvent, compact(cursorHook{Command: cmd, Matcher: "Shell", Timeout: timeout, FailClosed: true})})
 		}
 		return out
 	},

@@ -128,7 +128,7 @@ var geminiSetup = Setup{
 		return []Entry{{"BeforeTool", compact(hookGroup{
 			Matcher: "run_shell_command",
 			Hooks: []commandHook{{
-				Type: "command", Name: "ctxguard", Command: shellLine(o.GOOS, self, "hook", "--harness", "gemini"),
+				Type: "command", Name: "ctxguard", Command: line(o.GOOS, self, "hook", "--harness", "gemini"),
 				Timeout: timeout * 1000,
 			}},
 		})}}

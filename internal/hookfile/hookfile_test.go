@@ -324,6 +324,8 @@ func TestCommand(t *testing.T) {
 		{`{"bash":"ctxguard hook","powershell":"ctxguard.exe hook"}`, "linux", nil, "ctxguard hook"},
 		{`{"bash":"ctxguard hook","powershell":"ctxguard.exe hook"}`, "windows", nil, "ctxguard.exe hook"},
 		{`{"exec":"/b/ctxguard","args":["hook"]}`, "linux", []string{"/b/ctxguard", "hook"}, ""},
+		{`{"command":"'/b/ctxguard' hook","commandWindows":"& 'C:\\b c\\ctxguard.exe' hook"}`, "windows", nil, `& 'C:\b c\ctxguard.exe' hook`},
+		{`{"command":"'/b/ctxguard' hook","commandWindows":"& 'C:\\b c\\ctxguard.exe' hook"}`, "linux", nil, `'/b/ctxguard' hook`},
 	}
 	for _, tt := range tests {
 		n, err := parseTree([]byte(tt.handler), "h")
@@ -349,6 +351,7 @@ func TestOwnedPathWithSpace(t *testing.T) {
 		{`{"type":"command","exec":"C:\\Users\\First Last\\go\\bin\\ctxguard.exe","args":["hook"]}`, true},
 		{`{"type":"command","powershell":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness copilot"}`, true},
 		{`{"type":"command","command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor"}`, true},
+		{`{"type":"command","command":"x","commandWindows":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness codex"}`, true},
 		// An exec form that runs another program with ctxguard as an argument is not ctxguard's.
 		{`{"type":"command","command":"C:\\tools\\lint.exe","args":["ctxguard"]}`, false},
 		{`{"type":"command","command":"C:\\Users\\First Last\\bin\\lint.exe","args":["hook"]}`, false},
