@@ -12,8 +12,9 @@ import (
 // accepts together; the rewritten call still goes through Codex's own approval policy.
 type codex struct{}
 
-// codexShells maps Codex's shell tool to its shell.
-var codexShells = map[string]string{"Bash": "bash"}
+// codexShells maps Codex's shell tool to its shell: the session's shell, which is PowerShell on
+// Windows (codex-rs shell-command/src/shell_detect.rs, default_user_shell_from_path).
+var codexShells = shellTools{"Bash": {"bash", "powershell"}}
 
 var codexLimits = limits{rewrite: true, ask: false}
 

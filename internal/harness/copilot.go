@@ -19,13 +19,13 @@ import (
 type copilot struct{}
 
 // copilotShells maps Copilot's shell tools to their shell. The snake_case payload reports
-// Claude Code's tool names, and reports both bash and powershell as "Bash", so a PowerShell
-// command arriving that way is read as bash.
-var copilotShells = map[string]string{
-	"bash":       "bash",
-	"powershell": "powershell",
-	"Bash":       "bash",
-	"PowerShell": "powershell",
+// Claude Code's tool names, and reports both bash and powershell as "Bash"; Copilot CLI's shell
+// tool is powershell on Windows and bash elsewhere, so "Bash" is read as the one of the system.
+var copilotShells = shellTools{
+	"bash":       {"bash", "bash"},
+	"powershell": {"powershell", "powershell"},
+	"Bash":       {"bash", "powershell"},
+	"PowerShell": {"powershell", "powershell"},
 }
 
 func (copilot) Name() string { return "copilot" }

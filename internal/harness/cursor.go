@@ -28,8 +28,9 @@ const (
 	cursorToolEvent  = "preToolUse"
 )
 
-// cursorShells maps Cursor's shell tool (preToolUse) to its shell.
-var cursorShells = map[string]string{"Shell": "bash"}
+// cursorShells maps Cursor's shell tool to its shell: the agent's terminal, PowerShell on
+// Windows.
+var cursorShells = shellTools{"Shell": {"bash", "powershell"}}
 
 func (cursor) Name() string { return "cursor" }
 
@@ -69,7 +70,7 @@ func decodeCursor(top object) (*Request, error) {
 		if !ok {
 			return nil, errors.New("beforeShellExecution payload has no command")
 		}
-		req.Tool, req.Shell, req.Command = "Shell", "bash", cmd
+		req.Tool, req.Shell, req.Command = "Shell", cursorShells.shell("Shell"), cmd
 		return req, nil
 	case cursorToolEvent:
 		if err := top.strs(field{"tool_name", &req.Tool}); err != nil {

@@ -17,8 +17,9 @@ import (
 // which Gemini merges over the original arguments.
 type gemini struct{}
 
-// geminiShells maps Gemini CLI's shell tool to its shell.
-var geminiShells = map[string]string{"run_shell_command": "bash"}
+// geminiShells maps Gemini CLI's shell tool to its shell: bash, and on Windows PowerShell
+// (packages/core/src/utils/shell-utils.ts, getShellConfiguration).
+var geminiShells = shellTools{"run_shell_command": {"bash", "powershell"}}
 
 func (gemini) Name() string { return "gemini" }
 
