@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
@@ -330,12 +331,12 @@ func TestResolve(t *testing.T) {
 				dir = "work"
 			}
 			in := spec.Input{
-				Env:  env(subMap(tt.env)),
-				Dir:  filepath.Join(root, dir),
-				Home: filepath.Join(root, "home"),
-				OS:   osName,
-				Flag: flags(subMap(tt.flags)),
-				Vars: subMap(tt.vars),
+				Env:    env(subMap(tt.env)),
+				Dir:    filepath.Join(root, dir),
+				Home:   filepath.Join(root, "home"),
+				System: paths.Env{OS: osName},
+				Flag:   flags(subMap(tt.flags)),
+				Vars:   subMap(tt.vars),
 			}
 			got, err := providers.NewReader().Resolve(provider(t, tt.provider), in)
 			if tt.unknown != "" {
@@ -404,7 +405,7 @@ func TestFixturesIntact(t *testing.T) {
 func TestResolveTrace(t *testing.T) {
 	root := testenv.TempDir(t)
 	place(t, root, gcloudFiles...)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(nil)}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{OS: "linux"}, Env: env(nil)}
 	got, err := providers.NewReader().Resolve(provider(t, "gcloud"), in)
 	if err != nil {
 		t.Fatal(err)
@@ -436,7 +437,7 @@ func TestResolveTrace(t *testing.T) {
 func TestReaderCaches(t *testing.T) {
 	root := testenv.TempDir(t)
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{OS: "linux"}}
 	r := providers.NewReader()
 	a, err := r.Resolve(provider(t, "az"), in)
 	if err != nil || a.Value != prodSub {
@@ -475,7 +476,7 @@ func TestActiveFind(t *testing.T) {
 func TestTarget(t *testing.T) {
 	root := testenv.TempDir(t)
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{OS: "linux"}}
 	s := provider(t, "pac")
 	byIndex, byName, env := &s.Switch[0], &s.Switch[1], &s.Switch[2]
 	tests := []struct {
@@ -510,7 +511,7 @@ func TestTarget(t *testing.T) {
 func TestLookup(t *testing.T) {
 	root := testenv.TempDir(t)
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux, "gh/hosts.two-users-alice-active.yml", ghHosts)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(map[string]string{"GH_HOST": "ghe.example.invalid"})}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{OS: "linux"}, Env: env(map[string]string{"GH_HOST": "ghe.example.invalid"})}
 	r := providers.NewReader()
 	for _, tt := range []struct {
 		provider, path, want string
@@ -536,7 +537,7 @@ func TestExists(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(root, "terraform.tfstate.d", "escape", "x"), "")
-	in := spec.Input{Dir: dir, Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Dir: dir, Home: filepath.Join(root, "home"), System: paths.Env{OS: "linux"}}
 	s := provider(t, "terraform")
 	r := providers.NewReader()
 	for _, tt := range []struct {
@@ -570,11 +571,11 @@ func BenchmarkResolve(b *testing.B) {
 		"terraform/environment.staging", tfEnv)
 	place(b, root, gcloudFiles...)
 	in := spec.Input{
-		Env:  env(map[string]string{"PATH": "/usr/bin"}),
-		Dir:  filepath.Join(root, "work"),
-		Home: filepath.Join(root, "home"),
-		OS:   "linux",
-		Flag: flags(nil),
+		Env:    env(map[string]string{"PATH": "/usr/bin"}),
+		Dir:    filepath.Join(root, "work"),
+		Home:   filepath.Join(root, "home"),
+		System: paths.Env{OS: "linux"},
+		Flag:   flags(nil),
 	}
 	specs := []*spec.Spec{provider(b, "az"), provider(b, "kubectl"), provider(b, "gcloud"), provider(b, "terraform")}
 	want := []string{prodSub, "prod", "contoso-prod-654321", "staging"}
@@ -595,7 +596,7 @@ func BenchmarkResolve(b *testing.B) {
 func TestNoDir(t *testing.T) {
 	root := testenv.TempDir(t)
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{OS: "linux"}}
 	r := providers.NewReader()
 	if _, err := r.Resolve(provider(t, "terraform"), in); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("terraform without a directory: %v, want ErrNoDir", err)

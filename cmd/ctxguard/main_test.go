@@ -105,14 +105,10 @@ func TestScript(t *testing.T) {
 			for k, v := range quietVars {
 				env.Setenv(k, v)
 			}
-			if runtime.GOOS == "windows" {
-				// On Windows the CLIs keep their state under USERPROFILE, APPDATA and
-				// LOCALAPPDATA. The scripts lay out a Linux home; these name its XDG folders,
-				// which hold what the Windows folders hold (gcloud, pac). windows_*.txtar lay
-				// out a Windows home instead.
-				env.Setenv("USERPROFILE", home)
-				env.Setenv("APPDATA", filepath.Join(home, ".config"))
-				env.Setenv("LOCALAPPDATA", filepath.Join(home, ".local", "share"))
+			// The scripts lay out a Linux home; on Windows these name it where the CLIs look
+			// (windows_*.txtar lay out a Windows home instead).
+			for k, v := range testenv.HomeVars(home) {
+				env.Setenv(k, v)
 			}
 			return os.MkdirAll(home, 0o755)
 		},

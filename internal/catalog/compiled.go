@@ -1267,10 +1267,14 @@ var builtinSpecs = []*spec.Spec{
 					Default: "github.com",
 				},
 				{
-					File:    spec.Strings{"${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml"},
-					Windows: spec.Strings{"${GH_CONFIG_DIR:-%APPDATA%\\GitHub CLI}\\hosts.yml"},
-					Format:  "yaml",
-					Value:   "${host}.user",
+					File: spec.Strings{"${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml"},
+					Windows: spec.Strings{
+						"${GH_CONFIG_DIR}\\hosts.yml",
+						"${XDG_CONFIG_HOME}\\gh\\hosts.yml",
+						"%APPDATA%\\GitHub CLI\\hosts.yml",
+					},
+					Format: "yaml",
+					Value:  "${host}.user",
 				},
 			},
 			Known: &spec.KnownList{
@@ -1481,14 +1485,18 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Let:     "kubeconfig",
-					Flag:    []string{"--kubeconfig"},
-					Env:     spec.Strings{"KUBECONFIG"},
-					Default: "~/.kube/config",
+					Let:  "kubeconfig",
+					Flag: []string{"--kubeconfig"},
+					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
-					Env:    spec.Strings{"HELM_KUBECONTEXT"},
-					File:   spec.Strings{"${kubeconfig}"},
+					Env:  spec.Strings{"HELM_KUBECONTEXT"},
+					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
+					Windows: spec.Strings{
+						"${kubeconfig:-%HOME%\\.kube\\config}",
+						"${kubeconfig:-%HOMEDRIVE%%HOMEPATH%\\.kube\\config}",
+						"${kubeconfig:-%USERPROFILE%\\.kube\\config}",
+					},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",
@@ -1636,13 +1644,17 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Let:     "kubeconfig",
-					Flag:    []string{"--kubeconfig"},
-					Env:     spec.Strings{"KUBECONFIG"},
-					Default: "~/.kube/config",
+					Let:  "kubeconfig",
+					Flag: []string{"--kubeconfig"},
+					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
-					File:   spec.Strings{"${kubeconfig}"},
+					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
+					Windows: spec.Strings{
+						"${kubeconfig:-%HOME%\\.kube\\config}",
+						"${kubeconfig:-%HOMEDRIVE%%HOMEPATH%\\.kube\\config}",
+						"${kubeconfig:-%USERPROFILE%\\.kube\\config}",
+					},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",
@@ -2035,13 +2047,17 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Let:     "kubeconfig",
-					Flag:    []string{"--kubeconfig"},
-					Env:     spec.Strings{"KUBECONFIG"},
-					Default: "~/.kube/config",
+					Let:  "kubeconfig",
+					Flag: []string{"--kubeconfig"},
+					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
-					File:   spec.Strings{"${kubeconfig}"},
+					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
+					Windows: spec.Strings{
+						"${kubeconfig:-%HOME%\\.kube\\config}",
+						"${kubeconfig:-%HOMEDRIVE%%HOMEPATH%\\.kube\\config}",
+						"${kubeconfig:-%USERPROFILE%\\.kube\\config}",
+					},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
@@ -20,10 +19,7 @@ func BenchmarkHook(b *testing.B) {
 		b.Fatal(err)
 	}
 	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(testenv.TempDir(b), "none"), "XDG_STATE_HOME": testenv.TempDir(b)}
-	env := paths.Env{Home: filepath.Join(machine, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}
+	env := testenv.Home(filepath.Join(machine, "home"), vars)
 	for _, line := range []string{"go test ./...", "az group list -o table"} {
 		payload, _ := json.Marshal(map[string]any{
 			"session_id": "bench", "cwd": filepath.Join(machine, "repo"), "permission_mode": "default",

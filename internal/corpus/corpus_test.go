@@ -77,10 +77,7 @@ func machine(t *testing.T) (paths.Env, string) {
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(home, "no-managed-policy.yaml"),
 		"XDG_STATE_HOME":          filepath.Join(home, ".local", "state"),
 	}
-	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}, repo
+	return testenv.Home(home, vars), repo
 }
 
 // callsGuarded reports whether the line names a guarded CLI: by the corpus's own cli field, or

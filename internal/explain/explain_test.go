@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
-	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -50,10 +49,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
-	env := paths.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}
+	env := testenv.Home(filepath.Join(root, "home"), vars)
 	tests := []struct {
 		name, dir, command string
 		json               bool

@@ -67,10 +67,10 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
-	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, OS: env.GOOS()})
+	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
 	in := rules.Input{
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
-		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.GOOS(), Self: self, Writers: ws, Shell: req.Shell,
+		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,
 	}
 	mem, note := openMemory(req, env, pol)
 	if note != "" {

@@ -25,10 +25,7 @@ func machine(t testing.TB) (paths.Env, string) {
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
 		"XDG_STATE_HOME":          testenv.TempDir(t),
 	}
-	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}, filepath.Join(root, "repo")
+	return testenv.Home(home, vars), filepath.Join(root, "repo")
 }
 
 func TestMachine(t *testing.T) {

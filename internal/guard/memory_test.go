@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -14,12 +13,7 @@ import (
 // memory on, and for a subagent apart from its session.
 func TestRememberOnlyWhatRuns(t *testing.T) {
 	dir := testenv.TempDir(t)
-	env := paths.Env{Home: dir, OS: "linux", Lookup: func(k string) (string, bool) {
-		if k == "XDG_STATE_HOME" {
-			return dir, true
-		}
-		return "", false
-	}}
+	env := testenv.Home(dir, map[string]string{"XDG_STATE_HOME": dir})
 	sw := []rules.Switched{{Provider: "az", Value: "B", From: "az account set -s B", Scope: "s"}}
 	for _, tt := range []struct {
 		name     string
