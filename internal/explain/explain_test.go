@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestGolden(t *testing.T) {
 			if err := render(&buf, o); err != nil {
 				t.Fatal(err)
 			}
-			got := strings.ReplaceAll(buf.String(), root, "$ROOT")
+			got := portable(buf.String(), root)
 			golden := filepath.Join("testdata", name+".golden")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -98,3 +99,18 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// portable is explain's output with the test tree's root as $ROOT and, on Windows, the paths
+// under it spelt with /, as the goldens hold them, so that one golden serves every system.
+func portable(out, root string) string {
+	out = strings.ReplaceAll(out, root, "$ROOT")
+	if filepath.Separator == '/' {
+		return out
+	}
+	out = strings.ReplaceAll(out, strings.ReplaceAll(root, `\`, `\\`), "$ROOT") // as JSON escapes it
+	return underRoot.ReplaceAllStringFunc(out, func(p string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(p, `\\`, "/"), `\`, "/")
+	})
+}
+
+var underRoot = regexp.MustCompile(`\$ROOT[^\s"(),]*`)
