@@ -50,3 +50,14 @@ func TestSymlink(t *testing.T) {
 		t.Errorf("read through the link: %q, %v", got, err)
 	}
 }
+
+func TestUnreadable(t *testing.T) {
+	f := filepath.Join(TempDir(t), "f")
+	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Unreadable(t, f)
+	if data, err := os.ReadFile(f); err == nil {
+		t.Errorf("ReadFile = %q, nil; want an error", data)
+	}
+}

@@ -9,3 +9,7 @@ const errInvalidFunction = syscall.Errno(0)
 
 // Wine reports whether the process runs under Wine: never, outside Windows.
 func Wine() bool { return false }
+
+const isWindows = false
+
+func lock(string) (func(), error) { panic("lock is for Windows") }

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"os"
 	"sync"
 	"syscall"
 )
@@ -13,3 +14,18 @@ const errInvalidFunction = syscall.Errno(1)
 var Wine = sync.OnceValue(func() bool {
 	return syscall.NewLazyDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 })
+
+const isWindows = true
+
+// lock opens path for reading with no sharing at all; release closes it.
+func lock(path string) (release func(), err error) {
+	p, err := syscall.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, err
+	}
+	h, err := syscall.CreateFile(p, syscall.GENERIC_READ, 0, nil, syscall.OPEN_EXISTING, syscall.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "lock", Path: path, Err: err}
+	}
+	return func() { syscall.CloseHandle(h) }, nil
+}
