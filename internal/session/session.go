@@ -113,7 +113,7 @@ func read(f string) (*record, error) {
 		return nil, fmt.Errorf("session memory %s: not a regular file", f)
 	}
 	var fh *os.File
-	err = retry(func() (err error) { fh, err = os.Open(f); return err })
+	err = retry(func() (err error) { fh, err = open(f); return err })
 	if err != nil {
 		return nil, fmt.Errorf("session memory: %w", err)
 	}
@@ -218,13 +218,12 @@ func write(f string, rec record) error {
 	return nil
 }
 
-// retry runs op again, a few times over at most 75 ms, while it fails for a moment that another
-// hook causes on Windows: a rename over a file that another hook has open for reading fails
-// (os.Open does not share delete access), and so does an open while another hook's rename
-// replaces the file (ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED). Elsewhere op runs once.
+// retry runs op again, a few times over at most 180 ms, while it fails for a moment that another
+// hook causes on Windows: an open while another hook's rename replaces the file, or two renames
+// over one file (ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED). Elsewhere op runs once.
 func retry(op func() error) error {
 	err := op()
-	for i := 1; err != nil && transient(err) && i <= 5; i++ {
+	for i := 1; err != nil && transient(err) && i <= 8; i++ {
 		time.Sleep(time.Duration(i) * 5 * time.Millisecond)
 		err = op()
 	}
