@@ -17,6 +17,7 @@ type report struct {
 	Reason    string             `json:"reason"`
 	Command   string             `json:"command"`
 	Input     string             `json:"input"`
+	Shell     string             `json:"shell"`
 	Cwd       string             `json:"cwd"`
 	Calls     []rules.CallTrace  `json:"calls"`
 	Policies  []rules.PolicyFile `json:"policies"`
@@ -29,7 +30,7 @@ type report struct {
 // JSON writes the outcome as one indented JSON object.
 func JSON(w io.Writer, o guard.Outcome) error {
 	r := report{
-		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Cwd: o.Cwd,
+		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Shell: o.Shell, Cwd: o.Cwd,
 		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes,
 	}
 	if r.Calls == nil {
@@ -49,6 +50,7 @@ func JSON(w io.Writer, o guard.Outcome) error {
 func Text(w io.Writer, o guard.Outcome) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "command:  %s\n", o.Input)
+	fmt.Fprintf(&b, "shell:    %s\n", o.Shell)
 	fmt.Fprintf(&b, "cwd:      %s\n", o.Cwd)
 	if len(o.Policies) == 0 {
 		b.WriteString("policy:   none found\n")

@@ -25,6 +25,9 @@ type Outcome struct {
 	Command   string
 	Rewritten bool
 	Input     string
+	// Shell is the language the line was read in (rules.ShellBash or rules.ShellPowerShell),
+	// which the harness adapter decided from the tool, the harness and the system.
+	Shell     string
 	Cwd       string
 	Policies  []rules.PolicyFile
 	Providers []string
@@ -43,7 +46,10 @@ type Outcome struct {
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
 // reason names the cause, because a guard that errors out is a guard that lets the call through.
 func Decide(req rules.Request, env paths.Env) Outcome {
-	out := Outcome{Input: req.Command, Command: req.Command, Cwd: req.Cwd}
+	out := Outcome{Input: req.Command, Command: req.Command, Shell: rules.ShellBash, Cwd: req.Cwd}
+	if req.Shell == rules.ShellPowerShell {
+		out.Shell = rules.ShellPowerShell
+	}
 	cat, err := catalog.Open(env)
 	if err != nil {
 		return out.deny("provider.error", err)
