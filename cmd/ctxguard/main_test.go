@@ -110,15 +110,23 @@ func TestScript(t *testing.T) {
 			for k, v := range testenv.HomeVars(home) {
 				env.Setenv(k, v)
 			}
+			// A drive of its own for the scripts that walk up to a drive's root: .ci/wine maps
+			// one in its Wine prefix ([testdrive]).
+			if d := os.Getenv("CTXGUARD_TEST_DRIVE"); d != "" {
+				env.Setenv("TESTDRIVE", d)
+			}
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":      exits,
-			"payload":    payload,
-			"runanswer":  runanswer,
-			"genpayload": genpayload,
-			"timed":      timed,
-			"openstdin":  openstdin,
+			"exits":       exits,
+			"payload":     payload,
+			"runanswer":   runanswer,
+			"genpayload":  genpayload,
+			"timed":       timed,
+			"openstdin":   openstdin,
+			"encode":      encode,
+			"gitbash":     gitbash,
+			"installself": installself,
 		},
 	})
 }
@@ -239,11 +247,15 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 
-// condition answers the scripts' own conditions: [realcli:NAME], and [symlinks], true where the
-// system makes symbolic links (testscript's [symlink] is true under Wine, which makes none).
+// condition answers the scripts' own conditions: [realcli:NAME]; [symlinks], true where the
+// system makes symbolic links (testscript's [symlink] is true under Wine, which makes none); and
+// [testdrive], true where a throwaway drive is mapped for the scripts ($TESTDRIVE).
 func condition(cond string) (bool, error) {
-	if cond == "symlinks" {
+	switch cond {
+	case "symlinks":
 		return testenv.Symlinks(), nil
+	case "testdrive":
+		return os.Getenv("CTXGUARD_TEST_DRIVE") != "", nil
 	}
 	return realCLI(cond)
 }
