@@ -28,7 +28,9 @@ func encode(ts *testscript.TestScript, neg bool, args []string) {
 			out = append(out, byte(u), byte(u>>8))
 		}
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
+	dst := ts.MkAbs(args[2])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	ts.Check(os.WriteFile(dst, out, 0o644))
 }
 
 // gitbash NAME PATH sets NAME to PATH as Git Bash spells a Windows path: C:\Users\me is
