@@ -22,7 +22,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		if cp != nil && sw.Asks {
 			// It moves the shared context of every session to one nobody can check first.
 			t.decide(VerdictAsk, id+".switch-unknown", fmt.Sprintf("[ctxguard/%s.switch-unknown] `%s` switches the shared %s %s to one ctxguard cannot know beforehand — a human decides; to switch to an allowed %s, name it%s",
-				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, before.known)))
+				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, e.input(p, c, a, nil), before.known, &sw)))
 		}
 		return
 	}

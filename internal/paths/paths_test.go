@@ -152,11 +152,6 @@ func TestFromBash(t *testing.T) {
 			t.Errorf("%s FromBash(%q) = %q, %v; want %q, %v", tt.env.OS, tt.path, got, ok, tt.want, tt.ok)
 		}
 	}
-	for goos, want := range map[string]bool{"windows": true, "darwin": true, "linux": false} {
-		if got := (Env{OS: goos}).FoldsCase(); got != want {
-			t.Errorf("%s FoldsCase = %v, want %v", goos, got, want)
-		}
-	}
 }
 
 func TestAbs(t *testing.T) {

@@ -22,11 +22,6 @@ func (e Env) FromBash(p string) (string, bool) {
 	return "", false
 }
 
-// FoldsCase reports whether file names on e's system match without regard to case: NTFS on
-// Windows, and APFS and HFS+ as macOS formats them by default, where .CTXGUARD.yaml is the
-// project policy too.
-func (e Env) FoldsCase() bool { return e.GOOS() == "windows" || e.GOOS() == "darwin" }
-
 func isLetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
 
 // Abs is p resolved against dir, an absolute directory, and cleaned: p itself when it is

@@ -160,3 +160,28 @@ func TestProtectedHookFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectedNamesFoldCase: on Windows and macOS (NTFS, APFS as macOS formats it) a file
+// name matches in any case, so .CTXGUARD.yaml is the project policy there (and is refused on
+// Linux too, where that costs nothing).
+func TestProtectedNamesFoldCase(t *testing.T) {
+	for _, tt := range []struct {
+		env  paths.Env
+		path string
+		want bool
+	}{
+		{paths.Env{OS: "darwin", Home: "/Users/u"}, "/Users/u/src/repo/.CTXGUARD.yaml", true},
+		{paths.Env{OS: "darwin", Home: "/Users/u"}, "/Users/u/src/repo/.Claude/Settings.json", true},
+		{paths.Env{OS: "windows", Home: `C:\Users\u`}, `C:\Users\u\src\repo\.CtxGuard.YAML`, true},
+		{paths.Env{OS: "linux", Home: "/home/u"}, "/home/u/src/repo/.CTXGUARD.yaml", true},
+		{paths.Env{OS: "linux", Home: "/home/u"}, "/home/u/src/repo/.ctxguard.yaml", true},
+	} {
+		if (tt.env.OS == "windows") != (runtime.GOOS == "windows") {
+			continue // Self takes paths apart with the running system's rules (.ci/wine runs these)
+		}
+		s := Protected(Options{Env: tt.env})
+		if _, got := s.Match(tt.path, false, nil); got != tt.want {
+			t.Errorf("%s: Match(%s) = %v, want %v", tt.env.OS, tt.path, got, tt.want)
+		}
+	}
+}
