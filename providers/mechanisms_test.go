@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -66,7 +67,7 @@ func TestEnvListAndOverride(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(tt.env), Flag: flags(tt.flags), System: paths.Env{}, Home: t.TempDir()})
+			got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(tt.env), Flag: flags(tt.flags), System: paths.Env{}, Home: testenv.TempDir(t)})
 			if tt.unknown != "" {
 				if !errors.Is(err, spec.ErrUnknown) || !strings.Contains(err.Error(), tt.unknown) {
 					t.Fatalf("Resolve error = %v, want ErrUnknown saying %q", err, tt.unknown)
@@ -118,7 +119,7 @@ context:
 
 func TestFindUpTakeHash(t *testing.T) {
 	s := made(t, projects)
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	proj := filepath.Join(root, "repo", "infra")
 	deep := filepath.Join(proj, "src", "deep")
@@ -186,7 +187,7 @@ context:
     id: value
     name: key
 `)
-	home := t.TempDir()
+	home := testenv.TempDir(t)
 	write(t, filepath.Join(home, "m.json"), `{"aliases": {"dev": "id-1", "prod": "id-2"}, "other": 1}`)
 	got, err := providers.NewReader().Resolve(s, spec.Input{System: paths.Env{}, Home: home,
 		Env: env(map[string]string{"HOME": home, "MY_ALIAS": "prod"})})
