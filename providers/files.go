@@ -53,7 +53,7 @@ func (r *Reader) StateFiles(s *spec.Spec, in spec.Input) []StateFile {
 			continue
 		}
 		dir, _, _ := strings.Cut(e.Path, "${value}")
-		if p, ok, _ := spec.Expand(strings.TrimRight(dir, `/\`), x.lookup, in.Home, in.OS == "windows"); ok && p != "" {
+		if p, ok, _ := spec.Expand(strings.TrimRight(dir, `/\`), x.lookup, in.Home, in.System.GOOS() == "windows"); ok && p != "" {
 			if p, err := x.abs(p); err == nil {
 				add(StateFile{Path: p, Tree: true})
 			}

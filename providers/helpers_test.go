@@ -1,6 +1,7 @@
 package providers_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -59,6 +61,14 @@ func write(tb testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// homeEnv is env(m) over the variables of a user whose home is root/home on the running system
+// (testenv.HomeVars: on Windows the CLIs' folders there).
+func homeEnv(root string, m map[string]string) func(string) (string, bool) {
+	all := testenv.HomeVars(filepath.Join(root, "home"))
+	maps.Copy(all, m)
+	return env(all)
 }
 
 func env(m map[string]string) func(string) (string, bool) {

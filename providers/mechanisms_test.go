@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -65,7 +67,7 @@ func TestEnvListAndOverride(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(tt.env), Flag: flags(tt.flags), OS: "linux", Home: t.TempDir()})
+			got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(tt.env), Flag: flags(tt.flags), System: paths.Env{}, Home: testenv.TempDir(t)})
 			if tt.unknown != "" {
 				if !errors.Is(err, spec.ErrUnknown) || !strings.Contains(err.Error(), tt.unknown) {
 					t.Fatalf("Resolve error = %v, want ErrUnknown saying %q", err, tt.unknown)
@@ -78,7 +80,7 @@ func TestEnvListAndOverride(t *testing.T) {
 		})
 	}
 	// An override counts by its presence: a flag whose value is not literal still overrides.
-	in := spec.Input{Env: env(nil), Flag: flags(nil), Has: func(names []string) bool { return names[0] == "--key" }, OS: "linux"}
+	in := spec.Input{Env: env(nil), Flag: flags(nil), Has: func(names []string) bool { return names[0] == "--key" }, System: paths.Env{}}
 	if _, err := providers.NewReader().Resolve(s, in); !errors.Is(err, spec.ErrUnknown) {
 		t.Errorf("a --key without a literal value: %v, want ErrUnknown", err)
 	}
@@ -117,7 +119,7 @@ context:
 
 func TestFindUpTakeHash(t *testing.T) {
 	s := made(t, projects)
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	proj := filepath.Join(root, "repo", "infra")
 	deep := filepath.Join(proj, "src", "deep")
@@ -130,7 +132,7 @@ func TestFindUpTakeHash(t *testing.T) {
 	ws := filepath.Join(home, ".proj", "workspaces", "shop-"+hex.EncodeToString(sum[:])+".json")
 	write(t, ws, `{"stacks": {"`+proj+`": "dev"}, "stack": "legacy"}`)
 
-	in := spec.Input{Env: env(nil), Dir: deep, Home: home, OS: "linux"}
+	in := spec.Input{Env: env(nil), Dir: deep, Home: home, System: paths.Env{}}
 	got, err := providers.NewReader().Resolve(s, in)
 	if err != nil {
 		t.Fatal(err)
@@ -154,17 +156,17 @@ func TestFindUpTakeHash(t *testing.T) {
 	if err := os.Symlink(proj, link); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: link, Home: home, OS: "linux"}); err != nil || got.Value != "legacy" {
+	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: link, Home: home, System: paths.Env{}}); err != nil || got.Value != "legacy" {
 		t.Errorf("through a link: %q, %v; want legacy", got.Value, err)
 	}
 
 	// Outside any project there is no project file, and so no workspace file.
-	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: home, Home: home, OS: "linux"}); err != nil || got.Value != "" {
+	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: home, Home: home, System: paths.Env{}}); err != nil || got.Value != "" {
 		t.Errorf("outside a project: %q, %v; want nothing", got.Value, err)
 	}
 
 	// Without a known directory, an upward search cannot start.
-	if _, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Home: home, OS: "linux"}); !errors.Is(err, spec.ErrNoDir) {
+	if _, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Home: home, System: paths.Env{}}); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("no directory: %v, want ErrNoDir", err)
 	}
 }
@@ -185,9 +187,9 @@ context:
     id: value
     name: key
 `)
-	home := t.TempDir()
+	home := testenv.TempDir(t)
 	write(t, filepath.Join(home, "m.json"), `{"aliases": {"dev": "id-1", "prod": "id-2"}, "other": 1}`)
-	got, err := providers.NewReader().Resolve(s, spec.Input{OS: "linux", Home: home,
+	got, err := providers.NewReader().Resolve(s, spec.Input{System: paths.Env{}, Home: home,
 		Env: env(map[string]string{"HOME": home, "MY_ALIAS": "prod"})})
 	want := []spec.Known{{ID: "id-1", Name: "dev"}, {ID: "id-2", Name: "prod"}}
 	if err != nil || got.Value != "id-2" || got.Name != "prod" || len(got.Known) != 2 || got.Known[0] != want[0] || got.Known[1] != want[1] {

@@ -227,7 +227,7 @@ func (r *Reader) Exists(s *spec.Spec, in spec.Input, value string) (bool, error)
 				return value, true
 			}
 			return x.lookup(name)
-		}, in.Home, in.OS == "windows")
+		}, in.Home, in.System.GOOS() == "windows")
 		if !ok {
 			continue
 		}
@@ -321,7 +321,7 @@ func (x *run) env(name string) (string, bool) {
 		return "", false
 	}
 	v, ok := x.in.Env(name)
-	if !ok && x.in.OS == "windows" {
+	if !ok && x.in.System.GOOS() == "windows" {
 		if up := strings.ToUpper(name); up != name {
 			v, ok = x.in.Env(up)
 		}
@@ -422,7 +422,7 @@ func (x *run) fallback(st *spec.Step) (string, spec.From) {
 	if st.Default == "" {
 		return "", spec.From{}
 	}
-	v, ok, _ := spec.Expand(st.Default, x.lookup, x.in.Home, x.in.OS == "windows")
+	v, ok, _ := spec.Expand(st.Default, x.lookup, x.in.Home, x.in.System.GOOS() == "windows")
 	if !ok {
 		return "", spec.From{}
 	}
@@ -486,7 +486,7 @@ func (x *run) read(st *spec.Step, keys []string) ([]doc, error) {
 // with an unset variable names no file and is skipped.
 func (x *run) paths(st *spec.Step) ([]string, error) {
 	ts := st.File
-	switch x.in.OS {
+	switch x.in.System.GOOS() {
 	case "windows":
 		if len(st.Windows) > 0 {
 			ts = st.Windows
@@ -497,7 +497,7 @@ func (x *run) paths(st *spec.Step) ([]string, error) {
 		}
 	}
 	sep := ":"
-	if x.in.OS == "windows" {
+	if x.in.System.GOOS() == "windows" {
 		sep = ";"
 	}
 	out := make([]string, 0, len(ts))
@@ -512,7 +512,7 @@ func (x *run) paths(st *spec.Step) ([]string, error) {
 		return x.up(ts)
 	}
 	for _, t := range ts {
-		p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.OS == "windows")
+		p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.System.GOOS() == "windows")
 		if !ok {
 			continue
 		}
@@ -540,23 +540,23 @@ func (x *run) paths(st *spec.Step) ([]string, error) {
 func (x *run) up(ts []string) ([]string, error) {
 	var rel []string
 	for _, t := range ts {
-		if p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.OS == "windows"); ok {
+		if p, ok, _ := spec.Expand(t, x.lookup, x.in.Home, x.in.System.GOOS() == "windows"); ok {
 			rel = append(rel, p)
 		}
 	}
 	if x.in.Dir == "" {
 		for _, p := range rel {
-			if !isAbs(p, x.in.OS) {
+			if !x.in.System.IsAbs(p) {
 				return nil, fmt.Errorf("state path %s is looked for upward: %w", p, spec.ErrNoDir)
 			}
 		}
 	}
 	for d := x.in.Dir; d != ""; {
 		for _, p := range rel {
-			if isAbs(p, x.in.OS) {
+			if x.in.System.IsAbs(p) {
 				continue
 			}
-			cand := filepath.Join(d, p)
+			cand := x.in.System.Abs(d, p)
 			found, err := x.r.exists(cand)
 			if err != nil {
 				return nil, err
@@ -584,27 +584,13 @@ func (x *run) up(ts []string) ([]string, error) {
 
 // abs makes a state path absolute, from the call's directory.
 func (x *run) abs(p string) (string, error) {
-	if isAbs(p, x.in.OS) {
-		return filepath.Clean(p), nil
+	if x.in.System.IsAbs(p) {
+		return x.in.System.Abs("", p), nil
 	}
 	if x.in.Dir == "" {
 		return "", fmt.Errorf("state path %s is relative: %w", p, spec.ErrNoDir)
 	}
-	return filepath.Join(x.in.Dir, p), nil
-}
-
-// isAbs reports whether p is absolute on the call's system (which tests may set to another one
-// than the host's). On Windows a path rooted without a drive letter (\x, \\server\share)
-// counts: it does not depend on the working directory's folder.
-func isAbs(p, goos string) bool {
-	if goos != "windows" {
-		return strings.HasPrefix(p, "/")
-	}
-	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
-		c := p[0] | 0x20
-		return c >= 'a' && c <= 'z'
-	}
-	return strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
+	return x.in.System.Abs(x.in.Dir, p), nil
 }
 
 // topKeys returns the top-level keys that gjson paths start with, once their ${name} references

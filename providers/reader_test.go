@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/google/go-cmp/cmp"
@@ -296,13 +299,61 @@ func resolveCases() []resolveCase {
 				write(t, filepath.Join(root, pacLinux), `{"Current":{"UNIVERSAL":{"Resource":"https://old.example/"}}}`)
 			},
 			want: spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: pacMac}},
+
+		// Windows: each CLI's own folders, with no HOME unless a case sets one (Git Bash does).
+		{name: "windows az from USERPROFILE, HOME elsewhere", provider: "az", os: "windows",
+			files: []string{"az/azureProfile.after-account-set-prod.json", azProfile, "az/azureProfile.handwritten.json", "other/.azure/azureProfile.json"},
+			env:   map[string]string{"USERPROFILE": "{root}/home", "HOME": "{root}/other"},
+			want:  spec.Active{Value: prodSub, Name: "Contoso-Prod", From: spec.From{Kind: spec.FromFile}, File: azProfile}},
+		{name: "windows kubectl from USERPROFILE without HOME", provider: "kubectl", os: "windows",
+			files: []string{"kubectl/config.after-use-context-prod.yaml", kubeHome},
+			env:   map[string]string{"USERPROFILE": "{root}/home"},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: kubeHome}},
+		{name: "windows kubectl: HOME first when it holds .kube/config", provider: "kubectl", os: "windows",
+			files: []string{"kubectl/config.after-use-context-prod.yaml", kubeHome, "kubectl/config.handwritten.yaml", "other/.kube/config"},
+			env:   map[string]string{"USERPROFILE": "{root}/home", "HOME": "{root}/other"},
+			want:  spec.Active{Value: "dev", Name: "dev", From: spec.From{Kind: spec.FromFile}, File: "other/.kube/config"}},
+		{name: "windows kubectl: HOME without .kube/config is passed over", provider: "kubectl", os: "windows",
+			files: []string{"kubectl/config.after-use-context-prod.yaml", kubeHome},
+			env:   map[string]string{"USERPROFILE": "{root}/home", "HOME": "{root}/work"},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: kubeHome}},
+		{name: "windows kubectl: HOMEDRIVE and HOMEPATH before USERPROFILE", provider: "kubectl", os: "windows",
+			files: []string{"kubectl/config.after-use-context-prod.yaml", kubeHome, "kubectl/config.handwritten.yaml", "other/.kube/config"},
+			env:   map[string]string{"USERPROFILE": "{root}/home", "HOMEDRIVE": "{root}", "HOMEPATH": "/other"},
+			want:  spec.Active{Value: "dev", Name: "dev", From: spec.From{Kind: spec.FromFile}, File: "other/.kube/config"}},
+		{name: "windows kubectl: KUBECONFIG is ;-separated", provider: "kubectl", os: "windows",
+			files: []string{"kubectl/config.after-use-context-prod.yaml", "k/prod.yaml", "kubectl/config.handwritten.yaml", kubeHome},
+			env:   map[string]string{"USERPROFILE": "{root}/home", "KUBECONFIG": "{root}/k/missing.yaml;{root}/k/prod.yaml"},
+			want:  spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: "k/prod.yaml"}},
+		{name: "windows gcloud from APPDATA", provider: "gcloud", os: "windows",
+			files: []string{"gcloud/active_config", "appdata/gcloud/active_config", "gcloud/configurations/config_prod", "appdata/gcloud/configurations/config_prod"},
+			env:   map[string]string{"APPDATA": "{root}/appdata"},
+			want:  spec.Active{Value: "contoso-prod-654321", From: spec.From{Kind: spec.FromFile}, File: "appdata/gcloud/configurations/config_prod"}},
+		{name: "windows gh from AppData without XDG_CONFIG_HOME", provider: "gh", os: "windows",
+			files: []string{"gh/hosts.after-auth-switch-to-bob.yml", "appdata/GitHub CLI/hosts.yml"},
+			env:   map[string]string{"APPDATA": "{root}/appdata"},
+			want:  spec.Active{Value: "bob-example", Name: "bob-example", From: spec.From{Kind: spec.FromFile}, File: "appdata/GitHub CLI/hosts.yml"}},
+		{name: "windows gh: XDG_CONFIG_HOME before AppData", provider: "gh", os: "windows",
+			files: []string{"gh/hosts.after-auth-switch-to-bob.yml", "appdata/GitHub CLI/hosts.yml", "gh/hosts.two-users-alice-active.yml", "xdg/gh/hosts.yml"},
+			env:   map[string]string{"APPDATA": "{root}/appdata", "XDG_CONFIG_HOME": "{root}/xdg"},
+			want:  spec.Active{Value: "alice-example", Name: "alice-example", From: spec.From{Kind: spec.FromFile}, File: "xdg/gh/hosts.yml"}},
+		{name: "windows gh: GH_CONFIG_DIR first", provider: "gh", os: "windows",
+			files: []string{"gh/hosts.two-users-alice-active.yml", "xdg/gh/hosts.yml", "gh/hosts.after-auth-switch-to-bob.yml", "ghdir/hosts.yml"},
+			env:   map[string]string{"XDG_CONFIG_HOME": "{root}/xdg", "GH_CONFIG_DIR": "{root}/ghdir"},
+			want:  spec.Active{Value: "bob-example", Name: "bob-example", From: spec.From{Kind: spec.FromFile}, File: "ghdir/hosts.yml"}},
+		{name: "windows pac from LOCALAPPDATA", provider: "pac", os: "windows",
+			files: []string{"pac/authprofiles_v2.synthetic.json", "local/Microsoft/PowerAppsCli/authprofiles_v2.json"},
+			env:   map[string]string{"LOCALAPPDATA": "{root}/local"},
+			want:  spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: "local/Microsoft/PowerAppsCli/authprofiles_v2.json"}},
+		{name: "windows terraform", provider: "terraform", os: "windows", files: []string{"terraform/environment.staging", tfEnv},
+			want: spec.Active{Value: "staging", From: spec.From{Kind: spec.FromFile}, File: tfEnv}},
 	}
 }
 
 func TestResolve(t *testing.T) {
 	for _, tt := range append(resolveCases(), reachCases()...) {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testenv.TempDir(t)
 			sub := func(s string) string { return strings.ReplaceAll(s, "{root}", root) }
 			subMap := func(m map[string]string) map[string]string {
 				out := make(map[string]string, len(m))
@@ -328,13 +379,18 @@ func TestResolve(t *testing.T) {
 			if dir == "" {
 				dir = "work"
 			}
+			if (osName == "windows") != (runtime.GOOS == "windows") {
+				// The case's files are read from disk at paths its system spells; the cases
+				// for the other family are their counterpart (.ci/wine runs the Windows ones).
+				t.Skipf("a case for %s, whose paths this system cannot name", osName)
+			}
 			in := spec.Input{
-				Env:  env(subMap(tt.env)),
-				Dir:  filepath.Join(root, dir),
-				Home: filepath.Join(root, "home"),
-				OS:   osName,
-				Flag: flags(subMap(tt.flags)),
-				Vars: subMap(tt.vars),
+				Env:    env(subMap(tt.env)),
+				Dir:    filepath.Join(root, dir),
+				Home:   filepath.Join(root, "home"),
+				System: paths.Env{OS: osName},
+				Flag:   flags(subMap(tt.flags)),
+				Vars:   subMap(tt.vars),
 			}
 			got, err := providers.NewReader().Resolve(provider(t, tt.provider), in)
 			if tt.unknown != "" {
@@ -401,9 +457,9 @@ func TestFixturesIntact(t *testing.T) {
 }
 
 func TestResolveTrace(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, gcloudFiles...)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(nil)}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{}, Env: homeEnv(root, nil)}
 	got, err := providers.NewReader().Resolve(provider(t, "gcloud"), in)
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +472,7 @@ func TestResolveTrace(t *testing.T) {
 		t.Errorf("Key = %q, want core.project", got.Key)
 	}
 
-	in.Env = env(map[string]string{"GH_HOST": "ghe.example.invalid"})
+	in.Env = homeEnv(root, map[string]string{"GH_HOST": "ghe.example.invalid"})
 	place(t, root, "gh/hosts.legacy-pre-2.40.yml", ghHosts)
 	got, err = providers.NewReader().Resolve(provider(t, "gh"), in)
 	if err != nil {
@@ -433,9 +489,9 @@ func TestResolveTrace(t *testing.T) {
 // TestReaderCaches checks that a Reader reads each file once: a second call sees the first
 // call's state even when the file changed in between, so every call of one line agrees.
 func TestReaderCaches(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{}, Env: homeEnv(root, nil)}
 	r := providers.NewReader()
 	a, err := r.Resolve(provider(t, "az"), in)
 	if err != nil || a.Value != prodSub {
@@ -472,9 +528,9 @@ func TestActiveFind(t *testing.T) {
 }
 
 func TestTarget(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{}, Env: homeEnv(root, nil)}
 	s := provider(t, "pac")
 	byIndex, byName, env := &s.Switch[0], &s.Switch[1], &s.Switch[2]
 	tests := []struct {
@@ -507,9 +563,9 @@ func TestTarget(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "pac/authprofiles_v2.synthetic.json", pacLinux, "gh/hosts.two-users-alice-active.yml", ghHosts)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux", Env: env(map[string]string{"GH_HOST": "ghe.example.invalid"})}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{}, Env: homeEnv(root, map[string]string{"GH_HOST": "ghe.example.invalid"})}
 	r := providers.NewReader()
 	for _, tt := range []struct {
 		provider, path, want string
@@ -529,13 +585,13 @@ func TestLookup(t *testing.T) {
 }
 
 func TestExists(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	dir := filepath.Join(root, "work")
 	if err := os.MkdirAll(filepath.Join(dir, "terraform.tfstate.d", "staging"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(root, "terraform.tfstate.d", "escape", "x"), "")
-	in := spec.Input{Dir: dir, Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Dir: dir, Home: filepath.Join(root, "home"), System: paths.Env{}, Env: homeEnv(root, nil)}
 	s := provider(t, "terraform")
 	r := providers.NewReader()
 	for _, tt := range []struct {
@@ -563,17 +619,17 @@ func TestExists(t *testing.T) {
 }
 
 func BenchmarkResolve(b *testing.B) {
-	root := b.TempDir()
+	root := testenv.TempDir(b)
 	place(b, root, "az/azureProfile.after-account-set-prod.json", azProfile,
 		"kubectl/config.after-use-context-prod.yaml", kubeHome,
 		"terraform/environment.staging", tfEnv)
 	place(b, root, gcloudFiles...)
 	in := spec.Input{
-		Env:  env(map[string]string{"PATH": "/usr/bin"}),
-		Dir:  filepath.Join(root, "work"),
-		Home: filepath.Join(root, "home"),
-		OS:   "linux",
-		Flag: flags(nil),
+		Env:    homeEnv(root, map[string]string{"PATH": "/usr/bin"}),
+		Dir:    filepath.Join(root, "work"),
+		Home:   filepath.Join(root, "home"),
+		System: paths.Env{},
+		Flag:   flags(nil),
 	}
 	specs := []*spec.Spec{provider(b, "az"), provider(b, "kubectl"), provider(b, "gcloud"), provider(b, "terraform")}
 	want := []string{prodSub, "prod", "contoso-prod-654321", "staging"}
@@ -592,9 +648,9 @@ func BenchmarkResolve(b *testing.B) {
 // TestNoDir: when the engine cannot tell the call's directory, a relative state path is an
 // error it can recognise, and absolute ones still resolve.
 func TestNoDir(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	place(t, root, "az/azureProfile.after-account-set-prod.json", azProfile)
-	in := spec.Input{Home: filepath.Join(root, "home"), OS: "linux"}
+	in := spec.Input{Home: filepath.Join(root, "home"), System: paths.Env{}, Env: homeEnv(root, nil)}
 	r := providers.NewReader()
 	if _, err := r.Resolve(provider(t, "terraform"), in); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("terraform without a directory: %v, want ErrNoDir", err)

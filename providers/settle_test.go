@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // TestReadStateSettle checks the retry for a file caught mid-write: a file that stays cut short
 // is read again after a short pause, and then reported with its name; good and missing files
 // are read as usual.
 func TestReadStateSettle(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	cut := filepath.Join(dir, "azureProfile.json")
 	if err := os.WriteFile(cut, []byte(`{"subscriptions": [{"id": "1111`), 0o644); err != nil {
 		t.Fatal(err)

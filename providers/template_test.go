@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -61,7 +63,7 @@ func TestWindowsPaths(t *testing.T) {
 			env, `C:\Users\al\AppData\Roaming\GitHub CLI\hosts.yml`},
 	}
 	for _, tt := range tests {
-		in := &spec.Input{OS: "windows", Home: `C:\Users\al`, Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
+		in := &spec.Input{System: paths.Env{OS: "windows"}, Home: `C:\Users\al`, Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
 		x := &run{in: in}
 		got, err := x.paths(tt.st)
 		if err != nil || len(got) != 1 || got[0] != tt.want {
@@ -69,7 +71,7 @@ func TestWindowsPaths(t *testing.T) {
 		}
 	}
 	// KUBECONFIG is split with ; on Windows.
-	x := &run{in: &spec.Input{OS: "windows"}, vars: map[string]string{"kubeconfig": `C:\k\a;C:\k\b;;C:\k\a`}}
+	x := &run{in: &spec.Input{System: paths.Env{OS: "windows"}}, vars: map[string]string{"kubeconfig": `C:\k\a;C:\k\b;;C:\k\a`}}
 	got, err := x.paths(&spec.Step{File: spec.Strings{"${kubeconfig}"}, List: true})
 	if err != nil || len(got) != 2 || got[0] != `C:\k\a` || got[1] != `C:\k\b` {
 		t.Errorf("windows list paths = %q", got)
@@ -81,7 +83,7 @@ func TestWindowsPaths(t *testing.T) {
 // an empty file of every format reads, as nothing.
 func TestEveryFormatReads(t *testing.T) {
 	for _, f := range spec.Formats() {
-		path := filepath.Join(t.TempDir(), "state")
+		path := filepath.Join(testenv.TempDir(t), "state")
 		if err := os.WriteFile(path, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 		// Only a CLI that cannot bind at all: a subcommand that rejects the binding (az ad, az
 		// config) mostly does not depend on the context.
 		if p.Bind == nil && eff.active != nil && !sameContext(p, eff, *eff.active) {
-			e.moved(t, p, c, eff)
+			e.moved(t, p, c, eff, in)
 		}
 		return
 	}
@@ -128,8 +128,8 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	var fix string
 	switch {
 	case tgt != "" && !bindable:
-		if sw := e.switchCommand(p, tgt); sw != "" {
-			fix = fmt.Sprintf("switch first, in the same command: %s && %s", sw, call)
+		if sw := e.switchCommand(p, in, eff.known, tgt); sw != "" {
+			fix = "switch first, in the same command: " + e.then(sw, call)
 		} else {
 			fix = fmt.Sprintf("switch the %s to %s first", p.Noun, tgt)
 		}

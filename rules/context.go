@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -46,9 +45,9 @@ func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) sp
 			}
 			return e.in.Env(k)
 		},
-		Dir:  dir,
-		Home: e.home(c, dir),
-		OS:   e.in.OS,
+		Dir:    dir,
+		Home:   e.home(c, dir),
+		System: e.in.System,
 		Flag: func(names []string) (string, bool) {
 			w, ok := own(p, a).flag(names)
 			return w.Value, ok && w.Literal
@@ -62,13 +61,13 @@ func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) sp
 }
 
 // dir is the call's absolute working directory: the line's, moved by `cd` and by the provider's
-// directory flags (terraform -chdir). It is "" when a `cd` or a directory flag is not literal:
-// the reader then refuses relative state paths instead of guessing.
+// directory flags (terraform -chdir). It is "" when a `cd` or a directory flag is not literal or
+// names no place ctxguard knows: the reader then refuses relative state paths instead of
+// guessing.
 func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 	if c.DirUnknown {
 		return ""
 	}
-	d := e.in.Cwd
 	rels := []string{c.Dir}
 	if len(p.DirFlags) > 0 {
 		if w, ok := own(p, a).flag(p.DirFlags); ok {
@@ -78,18 +77,40 @@ func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 			rels = append(rels, w.Value)
 		}
 	}
+	d := e.in.Cwd
 	for _, rel := range rels {
 		switch {
 		case rel == "":
-		case filepath.IsAbs(rel):
-			d = rel
+			continue
 		case rel == "~" || strings.HasPrefix(rel, "~/"):
-			d = filepath.Join(e.in.Home, rel[1:])
-		default:
-			d = filepath.Join(d, rel)
+			d, rel = e.in.Home, "."+rel[1:]
+			if d == "" {
+				return ""
+			}
+		}
+		var ok bool
+		if d, ok = e.place(d, rel); !ok {
+			return ""
 		}
 	}
 	return d
+}
+
+// place is p, a directory or file that a line names, as an absolute path of the system the
+// line runs on, resolved against dir ("" when the line's directory is not known); a bash line
+// on Windows (Git Bash, MSYS2, Cygwin) spells drives /c/…. ok is false when p needs a
+// directory that is not known, or names no place ctxguard knows (Git Bash's /usr/bin).
+func (e *engine) place(dir, p string) (string, bool) {
+	if e.in.Shell != ShellPowerShell {
+		var ok bool
+		if p, ok = e.in.System.FromBash(p); !ok {
+			return "", false
+		}
+	}
+	if dir == "" && !e.in.System.IsAbs(p) {
+		return "", false
+	}
+	return e.in.System.Abs(dir, p), true
 }
 
 // uncertain reports whether a value the provider's state depends on is not literal: a
@@ -122,10 +143,10 @@ func (e *engine) home(c *Call, dir string) string {
 		switch {
 		case !w.Literal || w.Value == "":
 			return ""
-		case filepath.IsAbs(w.Value) || dir == "":
+		case e.in.System.IsAbs(w.Value) || dir == "":
 			return w.Value
 		}
-		return filepath.Join(dir, w.Value)
+		return e.in.System.Abs(dir, w.Value)
 	}
 	if c.EnvCleared {
 		return ""

@@ -182,7 +182,7 @@ func TestDecide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rules.Evaluate(rules.Input{Calls: calls, Policy: tt.policy, Providers: []*spec.Spec{acme, envy}, State: st, Quote: shell.Quote, Cwd: "/w", Home: "/h", OS: "linux"})
+			res := rules.Evaluate(rules.Input{System: unix, Calls: calls, Policy: tt.policy, Providers: []*spec.Spec{acme, envy}, State: st, Quote: shell.Quote, Cwd: "/w", Home: "/h"})
 			if res.Verdict != tt.verdict {
 				t.Fatalf("verdict %v, want %v (rule %s: %s)", res.Verdict, tt.verdict, res.Rule, res.Reason)
 			}

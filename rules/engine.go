@@ -24,11 +24,11 @@ type Input struct {
 	State     State
 	// Quote shell-quotes a value for insertion into the line.
 	Quote func(string) string
-	// Cwd is the line's absolute working directory; Env, Home and OS are the hook's.
-	Cwd  string
-	Env  func(string) (string, bool)
-	Home string
-	OS   string
+	// Cwd is the line's absolute working directory; Env, Home and System are the hook's.
+	Cwd    string
+	Env    func(string) (string, bool)
+	Home   string
+	System spec.System
 	// Remembered returns what this session's last switch of the provider's state (scope: see
 	// spec.Active.Scope) did, if any (session memory): unbound calls are bound to it rather
 	// than to the shared state, which another session may have moved since. Nil when there is no

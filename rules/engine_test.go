@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
@@ -102,7 +103,7 @@ func evaluate(t *testing.T, line string, pol *rules.Policy, st memState, mem mem
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := rules.Input{Calls: calls, Policy: pol, Providers: memSpecs, State: st, Quote: shell.Quote, Cwd: "/repo"}
+	in := rules.Input{System: unix, Calls: calls, Policy: pol, Providers: memSpecs, State: st, Quote: shell.Quote, Cwd: "/repo"}
 	if mem != nil {
 		in.Remembered = mem.recall
 	}
@@ -357,3 +358,7 @@ func TestSwitchesRecorded(t *testing.T) {
 		t.Errorf("the deny does not say which switch would do: %s", res.Reason)
 	}
 }
+
+// unix is the system of the tests' lines: their paths are Unix paths, whatever system runs the
+// tests.
+var unix = paths.Env{OS: "linux"}

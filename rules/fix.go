@@ -49,8 +49,10 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 		switch {
 		case bindable:
 			cmds = append(cmds, "`"+e.boundCall(p, c, v)+"`")
-		case e.switchCommand(p, v) != "":
-			cmds = append(cmds, "`"+e.switchCommand(p, v)+" && "+call+"`")
+		default:
+			if sw := e.switchCommand(p, in, known, v); sw != "" {
+				cmds = append(cmds, "`"+e.then(sw, call)+"`")
+			}
 		}
 	}
 	what := fmt.Sprintf("name an allowed %s explicitly%s", p.Noun, flagHint(p))
@@ -63,11 +65,22 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 	return fmt.Sprintf("%s; or set a default for %s in .ctxguard.yaml", what, p.Name)
 }
 
-// switchFix is the switch an agent may run instead of one that is not allowed.
-func (e *engine) switchFix(p *spec.Spec, cp *ContextPolicy, known []spec.Known) string {
+// switchFix is the switch an agent may run instead of sw, which is not allowed: sw itself to an
+// allowed context where it can reach one (pac auth select --index 2 → --index 1), else the
+// provider's usual switch.
+func (e *engine) switchFix(p *spec.Spec, cp *ContextPolicy, in spec.Input, known []spec.Known, sw *spec.Switch) string {
 	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
-		if sw := e.switchCommand(p, v); sw != "" {
-			return fmt.Sprintf(" (e.g. `%s`)", sw)
+		cmd := ""
+		for _, by := range []switchBy{byName, byContext, byIndex} {
+			if cmd == "" {
+				cmd = e.switchTo(p, in, known, sw, v, by)
+			}
+		}
+		if cmd == "" {
+			cmd = e.switchCommand(p, in, known, v)
+		}
+		if cmd != "" {
+			return fmt.Sprintf(" (e.g. `%s`)", cmd)
 		}
 	}
 	return ""

@@ -37,7 +37,7 @@ func TestLifted(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := rules.Input{Calls: calls, Policy: policy(devProd, rules.SettingUnset, noGrants), Providers: []*spec.Spec{acme}, State: state,
-				Quote: shell.Quote, Cwd: "/w", Home: "/h", OS: "linux",
+				Quote: shell.Quote, Cwd: "/w", Home: "/h", System: unix,
 				Lifted: func(rule string) (string, bool) { return "lifted for the test", slices.Contains(tt.lifted, rule) }}
 			res := rules.Evaluate(in)
 			if res.Verdict != tt.verdict || res.Rule != tt.rule {
@@ -81,7 +81,7 @@ func TestLiftCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := rules.Evaluate(rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{acme}, State: fakeState{}, Quote: shell.Quote,
-			Cwd: "/w", Home: "/h", OS: "linux", Self: noSelf{}})
+			Cwd: "/w", Home: "/h", System: unix, Self: noSelf{}})
 		if got := res.Verdict == rules.VerdictDeny && res.Rule == rules.RuleLift; got != tt.deny {
 			t.Errorf("%s: %v (%s), want deny by %s: %v", tt.line, res.Verdict, res.Rule, rules.RuleLift, tt.deny)
 		}

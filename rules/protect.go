@@ -263,6 +263,13 @@ func describeCall(c *Call) string {
 // time (a variable, a glob, a directory ctxguard lost track of) is not resolved.
 func (e *engine) absolute(c *Call, w Word) (string, bool) {
 	v := w.Value
+	dir := ""
+	if !c.DirUnknown && e.in.Cwd != "" {
+		dir = e.in.Cwd
+		if c.Dir != "" {
+			dir, _ = e.place(dir, c.Dir)
+		}
+	}
 	// PowerShell expands a leading ~ in a path argument too.
 	if !w.Literal || e.in.Shell == ShellPowerShell && (v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, `~\`)) {
 		// The shell expands a leading ~ to the home directory; nothing else is static.
@@ -270,31 +277,12 @@ func (e *engine) absolute(c *Call, w Word) (string, bool) {
 		if !ok || rest != "" && rest[0] != '/' && rest[0] != '\\' || strings.ContainsAny(rest, "$`\"'*?[{~") || e.in.Home == "" {
 			return "", false
 		}
-		v = e.in.Home + rest
+		dir, v = e.in.Home, "."+rest
 	}
 	if v == "" {
 		return "", false
 	}
-	if filepath.IsAbs(v) {
-		return filepath.Clean(v), true
-	}
-	if c.DirUnknown || e.in.Cwd == "" {
-		return "", false
-	}
-	dir := e.in.Cwd
-	switch d := c.Dir; {
-	case d == "":
-	case d == "~" || strings.HasPrefix(d, "~/"):
-		if e.in.Home == "" {
-			return "", false
-		}
-		dir = filepath.Join(e.in.Home, d[1:])
-	case filepath.IsAbs(d):
-		dir = d
-	default:
-		dir = filepath.Join(dir, d)
-	}
-	return filepath.Join(dir, v), true
+	return e.place(dir, v)
 }
 
 // target is one argument a command writes, with the base names it creates inside it.

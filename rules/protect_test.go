@@ -1,7 +1,7 @@
 package rules_test
 
 import (
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
 
@@ -20,7 +20,7 @@ func (f fakeSelf) Match(p string, tree bool, into []string) (rules.Protection, b
 			return rules.Protection{Rule: rule, What: q}, true
 		}
 		for _, n := range into {
-			if filepath.Join(p, n) == q {
+			if path.Join(p, n) == q {
 				return rules.Protection{Rule: rule, What: q}, true
 			}
 		}
@@ -97,7 +97,7 @@ func TestProtect(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parse %q: %v", tt.line, err)
 		}
-		res := rules.Evaluate(rules.Input{
+		res := rules.Evaluate(rules.Input{System: unix,
 			Calls: calls, Policy: policy2(), State: fakeState{}, Quote: quote, Cwd: "/repo", Home: "/home/u",
 			Self: self, Writers: ws, Shell: tt.shell,
 		})
@@ -115,11 +115,11 @@ func TestProtect(t *testing.T) {
 
 	// Without a policy file ctxguard is inert; without Self, protection is off.
 	calls, _ := shell.Parse("echo x > .ctxguard.yaml")
-	if res := rules.Evaluate(rules.Input{Calls: calls, Policy: &rules.Policy{}, Quote: shell.Quote, Cwd: "/repo", Self: self, Writers: ws}); res.Verdict != rules.VerdictAllow {
+	if res := rules.Evaluate(rules.Input{System: unix, Calls: calls, Policy: &rules.Policy{}, Quote: shell.Quote, Cwd: "/repo", Self: self, Writers: ws}); res.Verdict != rules.VerdictAllow {
 		t.Errorf("no policy: %v %s", res.Verdict, res.Rule)
 	}
 	// A file tool's write: a call with no command word and Src "".
-	res := rules.Evaluate(rules.Input{Calls: []rules.Call{{NameWord: rules.Word{Value: "Write"}, Writes: []rules.Word{{Value: "/repo/.ctxguard.yaml", Literal: true}}}},
+	res := rules.Evaluate(rules.Input{System: unix, Calls: []rules.Call{{NameWord: rules.Word{Value: "Write"}, Writes: []rules.Word{{Value: "/repo/.ctxguard.yaml", Literal: true}}}},
 		Policy: policy2(), Quote: shell.Quote, Cwd: "/repo", Self: self, Writers: ws})
 	if res.Verdict != rules.VerdictDeny || !strings.Contains(res.Reason, "the Write tool would change") {
 		t.Errorf("Write tool: %v %s", res.Verdict, res.Reason)

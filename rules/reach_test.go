@@ -113,7 +113,7 @@ func TestReachMechanisms(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{reachDock, reachKube, reachView},
-				State: reachState{kube: "dev"}, Quote: shell.Quote, Cwd: "/repo", Home: "/home", OS: "linux",
+				State: reachState{kube: "dev"}, Quote: shell.Quote, Cwd: "/repo", Home: "/home", System: unix,
 				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
 			if tt.mem != nil {
 				in.Remembered = tt.mem.recall

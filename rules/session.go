@@ -74,12 +74,12 @@ func sameContext(p *spec.Spec, x, y effective) bool {
 // moved denies a call of a CLI that cannot be bound when its session selected a context that is
 // no longer the active one: another session has switched since, and the call would run there. The
 // fix switches back in the same command, which narrows the window to the line itself.
-func (e *engine) moved(t *trace, p *spec.Spec, c *Call, eff effective) {
+func (e *engine) moved(t *trace, p *spec.Spec, c *Call, eff effective, in spec.Input) {
 	id := p.Name
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	fix := fmt.Sprintf("switch the %s to %s first", p.Noun, eff.Value)
-	if sw := e.switchCommand(p, eff.Value); sw != "" {
-		fix = fmt.Sprintf("switch back in the same command: %s && %s", sw, call)
+	if sw := e.switchCommand(p, in, eff.known, eff.Value); sw != "" {
+		fix = "switch back in the same command: " + e.then(sw, call)
 	}
 	t.decide(VerdictDeny, id+".session-moved", fmt.Sprintf("[ctxguard/%s.session-moved] this session switched the %s %s to %s (`%s`), but the active one is now %s: another session switched it since, and %s cannot be bound to a %s — %s",
 		id, p.Name, p.Noun, describe(eff.ContextTrace), eff.From, describe(eff.active.ContextTrace), call, p.Noun, fix))

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/spec"
@@ -21,7 +22,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		if cp != nil && sw.Asks {
 			// It moves the shared context of every session to one nobody can check first.
 			t.decide(VerdictAsk, id+".switch-unknown", fmt.Sprintf("[ctxguard/%s.switch-unknown] `%s` switches the shared %s %s to one ctxguard cannot know beforehand — a human decides; to switch to an allowed %s, name it%s",
-				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, before.known)))
+				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, e.input(p, c, a, nil), before.known, &sw)))
 		}
 		return
 	}
@@ -54,7 +55,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		ct.Allowed = cp.allows(identify(value, before.known, fold), fold)
 		if !ct.Allowed {
 			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s%s, or name one on each command%s",
-				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, e.switchFix(p, cp, before.known), flagHint(p)))
+				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, e.switchFix(p, cp, e.input(p, c, a, nil), before.known, &sw), flagHint(p)))
 			return
 		}
 	}
@@ -97,18 +98,72 @@ func (e *engine) switchValue(p *spec.Spec, c *Call, a argv, sw spec.Switch, targ
 	return target, "", Switched{Value: target}, nil
 }
 
-// switchCommand renders the provider's plain switch command to target, for a reason: the fix
-// for a CLI that cannot bind one call.
-func (e *engine) switchCommand(p *spec.Spec, target string) string {
-	for _, sw := range p.Switch {
-		if sw.Unknown || sw.Lookup != "" || sw.Sets != "" {
-			continue
+// switchCommand renders a command that switches the provider's state to target (a context's
+// id or a name the state knows), for a reason: the fix for a CLI that cannot bind one call. It
+// is the provider's own switch, in this order: one that picks a profile by its name where the
+// state lists the profiles (pac auth select --name), the switch that names the context itself
+// (az account set --subscription), one that picks a profile by its position (pac auth select
+// --index). "" when none can reach target.
+func (e *engine) switchCommand(p *spec.Spec, in spec.Input, known []spec.Known, target string) string {
+	for _, by := range []switchBy{byName, byContext, byIndex} {
+		for i := range p.Switch {
+			if cmd := e.switchTo(p, in, known, &p.Switch[i], target, by); cmd != "" {
+				return cmd
+			}
 		}
-		cmd := p.Commands[0] + " " + sw.Command
-		if len(sw.Flags) > 0 {
-			return cmd + " " + sw.Flags[0] + " " + e.in.Quote(target)
-		}
-		return cmd + " " + e.in.Quote(target)
 	}
 	return ""
+}
+
+// switchBy is how a switch command names its target.
+type switchBy int
+
+const (
+	byName    switchBy = iota // a profile's name, looked up in the state
+	byContext                 // the context itself
+	byIndex                   // a profile's position in the state's list
+)
+
+// switchTo renders sw switching to target, naming it the way by says; "" when sw does not
+// take such a target or none reaches target. A target looked up in the state is checked there
+// (State.Target): the command the reason offers selects that context and no other.
+func (e *engine) switchTo(p *spec.Spec, in spec.Input, known []spec.Known, sw *spec.Switch, target string, by switchBy) string {
+	if sw.Unknown || sw.Sets != "" || (sw.Lookup == "") != (by == byContext) {
+		return ""
+	}
+	cmd := p.Commands[0] + " " + sw.Command + " "
+	if len(sw.Flags) > 0 {
+		cmd += sw.Flags[0] + " "
+	}
+	if by == byContext {
+		return cmd + e.in.Quote(target)
+	}
+	fold := p.Context.CaseInsensitive
+	want := identify(target, known, fold)
+	for i, k := range known {
+		if !seen([]identity{want}, identity{k.ID}, fold) {
+			continue
+		}
+		arg := k.Name
+		if by == byIndex {
+			arg = strconv.Itoa(i + sw.IndexBase)
+		}
+		if arg == "" {
+			continue
+		}
+		if v, ok, err := e.in.State.Target(p, in, sw, arg); err == nil && ok && eq(v, k.ID, fold) {
+			return cmd + e.in.Quote(arg)
+		}
+	}
+	return ""
+}
+
+// then is a line that runs next only when first succeeds, in the line's shell: `first && next`
+// in bash, and in PowerShell `first; if ($?) { next }`, which Windows PowerShell 5.1 reads too
+// (it has no &&, which came with PowerShell 7).
+func (e *engine) then(first, next string) string {
+	if e.in.Shell == ShellPowerShell {
+		return first + "; if ($?) { " + next + " }"
+	}
+	return first + " && " + next
 }

@@ -16,9 +16,10 @@ type Input struct {
 	// that wraps [ErrNoDir], instead of a guess.
 	Dir  string
 	Home string
-	// OS is runtime.GOOS normally; it picks a step's windows or darwin paths, %VAR% expansion and
-	// the path-list separator. Tests set it.
-	OS string
+	// System is the system the call runs on: its GOOS picks a step's windows or darwin paths,
+	// %VAR% expansion and the path-list separator, and state paths are made absolute by its
+	// rules.
+	System System
 	// Flag returns the value of the first of these flags that the call has.
 	Flag func(names []string) (string, bool)
 	// Has reports whether the call has one of these flags at all, with a literal value or not
@@ -28,6 +29,21 @@ type Input struct {
 	// configurations activate dev sets config=dev). They stand in for the state file; a flag or
 	// env var on the call still wins, as it would over the file.
 	Vars map[string]string
+}
+
+// System is the path rules of the system a command runs on, which the engine and the state
+// reader follow instead of the host's (internal/paths implements them), so that a decision for
+// a Windows user can be tested anywhere.
+type System interface {
+	// GOOS is the system, a runtime.GOOS value.
+	GOOS() string
+	// IsAbs reports whether p is absolute there.
+	IsAbs(p string) bool
+	// Abs is p resolved against the absolute directory dir, and cleaned.
+	Abs(dir, p string) string
+	// FromBash is a path as a bash line there writes it in the system's spelling (Git Bash's
+	// /c/Users on Windows is C:\Users); ok is false for one that names no place ctxguard knows.
+	FromBash(p string) (string, bool)
 }
 
 // ErrNoDir is wrapped by the errors of a reader that needed a relative state path while

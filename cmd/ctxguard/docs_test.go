@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // The README and docs/*.md are checked against the binary they describe, so that a page that
@@ -81,7 +82,7 @@ type machine struct {
 }
 
 func newMachine(t *testing.T) *machine {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	m := &machine{root: root, home: filepath.Join(root, "home", "me")}
 	m.repo = filepath.Join(m.home, "src", "infra")
 	for _, dir := range []string{filepath.Join(m.repo, ".git"), filepath.Join(m.home, "go", "bin"), filepath.Join(root, "bin"), filepath.Join(root, "tmp")} {

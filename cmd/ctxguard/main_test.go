@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,15 +18,31 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/cli"
 	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var update = flag.Bool("update", false, "rewrite the scripts' expected output with what the commands print")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(binDirRemover{m}, map[string]func(){
 		"ctxguard": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// binDirRemover removes the directory testscript.Main copies the commands into (it puts its bin
+// folder first on PATH) with testenv.RemoveAll after the tests, because testscript's own
+// os.RemoveAll fails under Wine and exits 1 after tests that passed.
+type binDirRemover struct{ m *testing.M }
+
+func (r binDirRemover) Run() int {
+	code := r.m.Run()
+	bin, _, _ := strings.Cut(os.Getenv("PATH"), string(filepath.ListSeparator))
+	if err := testenv.RemoveAll(filepath.Dir(bin)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
 }
 
 // stateVars are the variables that point CLIs at their state; every script starts with none of
@@ -66,7 +83,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
-		Condition:           realCLI,
+		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
@@ -88,17 +105,30 @@ func TestScript(t *testing.T) {
 			for k, v := range quietVars {
 				env.Setenv(k, v)
 			}
+			// The scripts lay out a Linux home; on Windows these name it where the CLIs look
+			// (windows_*.txtar lay out a Windows home instead).
+			for k, v := range testenv.HomeVars(home) {
+				env.Setenv(k, v)
+			}
+			// A drive of its own for the scripts that walk up to a drive's root: .ci/wine maps
+			// one in its Wine prefix ([testdrive]).
+			if d := os.Getenv("CTXGUARD_TEST_DRIVE"); d != "" {
+				env.Setenv("TESTDRIVE", d)
+			}
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":      exits,
-			"payload":    payload,
-			"runanswer":  runanswer,
-			"genpayload": genpayload,
-			"timed":      timed,
-			"openstdin":  openstdin,
-			"lastline":   lastline,
-			"trailcheck": trailcheck,
+			"exits":       exits,
+			"payload":     payload,
+			"runanswer":   runanswer,
+			"genpayload":  genpayload,
+			"timed":       timed,
+			"openstdin":   openstdin,
+			"lastline":    lastline,
+			"trailcheck":  trailcheck,
+			"encode":      encode,
+			"gitbash":     gitbash,
+			"installself": installself,
 		},
 	})
 }
@@ -219,6 +249,19 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 
+// condition answers the scripts' own conditions: [realcli:NAME]; [symlinks], true where the
+// system makes symbolic links (testscript's [symlink] is true under Wine, which makes none); and
+// [testdrive], true where a throwaway drive is mapped for the scripts ($TESTDRIVE).
+func condition(cond string) (bool, error) {
+	switch cond {
+	case "symlinks":
+		return testenv.Symlinks(), nil
+	case "testdrive":
+		return os.Getenv("CTXGUARD_TEST_DRIVE") != "", nil
+	}
+	return realCLI(cond)
+}
+
 // realCLI is the condition [realcli:NAME]: true when the real CLI NAME is on PATH. A missing one
 // makes the script skip itself with one line that names the CLI, so that a first run on a
 // machine without it is green and says what it did not run; under CI=true (.ci/run sets it) a
@@ -323,8 +366,12 @@ func TestRealCLICondition(t *testing.T) {
 	if ok, err := realCLI(missing); ok || err == nil || !strings.Contains(err.Error(), "ctxguard-no-such-cli is not on PATH") {
 		t.Errorf("missing CLI with CI=true: %v, %v; want an error naming the CLI", ok, err)
 	}
-	if ok, err := realCLI("realcli:bash"); !ok || err != nil {
-		t.Errorf("bash: %v, %v; want true", ok, err)
+	present := "sh" // a program on PATH on every system the tests run on
+	if runtime.GOOS == "windows" {
+		present = "cmd"
+	}
+	if ok, err := realCLI("realcli:" + present); !ok || err != nil {
+		t.Errorf("%s: %v, %v; want true", present, ok, err)
 	}
 }
 

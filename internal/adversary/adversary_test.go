@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/harness"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 var report = flag.String("report", "", "write the per-family table to this file")
@@ -149,7 +150,7 @@ type outcome struct {
 func TestAdversarial(t *testing.T) {
 	fams := loadCorpus(t)
 	known := knownFailures(t)
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	ctxguard := buildCtxguard(t, root)
 	testbin, err := os.Executable()
 	if err != nil {

@@ -1268,10 +1268,14 @@ var builtinSpecs = []*spec.Spec{
 					Default: "github.com",
 				},
 				{
-					File:    spec.Strings{"${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml"},
-					Windows: spec.Strings{"${GH_CONFIG_DIR:-%APPDATA%\\GitHub CLI}\\hosts.yml"},
-					Format:  "yaml",
-					Value:   "${host}.user",
+					File: spec.Strings{"${GH_CONFIG_DIR:-${XDG_CONFIG_HOME:-~/.config}/gh}/hosts.yml"},
+					Windows: spec.Strings{
+						"${GH_CONFIG_DIR}\\hosts.yml",
+						"${XDG_CONFIG_HOME}\\gh\\hosts.yml",
+						"%APPDATA%\\GitHub CLI\\hosts.yml",
+					},
+					Format: "yaml",
+					Value:  "${host}.user",
 				},
 			},
 			Known: &spec.KnownList{
@@ -1482,14 +1486,18 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Let:     "kubeconfig",
-					Flag:    []string{"--kubeconfig"},
-					Env:     spec.Strings{"KUBECONFIG"},
-					Default: "~/.kube/config",
+					Let:  "kubeconfig",
+					Flag: []string{"--kubeconfig"},
+					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
-					Env:    spec.Strings{"HELM_KUBECONTEXT"},
-					File:   spec.Strings{"${kubeconfig}"},
+					Env:  spec.Strings{"HELM_KUBECONTEXT"},
+					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
+					Windows: spec.Strings{
+						"${kubeconfig:-%HOME%\\.kube\\config}",
+						"${kubeconfig:-%HOMEDRIVE%%HOMEPATH%\\.kube\\config}",
+						"${kubeconfig:-%USERPROFILE%\\.kube\\config}",
+					},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",
@@ -1637,13 +1645,17 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Let:     "kubeconfig",
-					Flag:    []string{"--kubeconfig"},
-					Env:     spec.Strings{"KUBECONFIG"},
-					Default: "~/.kube/config",
+					Let:  "kubeconfig",
+					Flag: []string{"--kubeconfig"},
+					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
-					File:   spec.Strings{"${kubeconfig}"},
+					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
+					Windows: spec.Strings{
+						"${kubeconfig:-%HOME%\\.kube\\config}",
+						"${kubeconfig:-%HOMEDRIVE%%HOMEPATH%\\.kube\\config}",
+						"${kubeconfig:-%USERPROFILE%\\.kube\\config}",
+					},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",
@@ -2036,13 +2048,17 @@ var builtinSpecs = []*spec.Spec{
 		Context: spec.Context{
 			Read: []spec.Step{
 				{
-					Let:     "kubeconfig",
-					Flag:    []string{"--kubeconfig"},
-					Env:     spec.Strings{"KUBECONFIG"},
-					Default: "~/.kube/config",
+					Let:  "kubeconfig",
+					Flag: []string{"--kubeconfig"},
+					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
-					File:   spec.Strings{"${kubeconfig}"},
+					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
+					Windows: spec.Strings{
+						"${kubeconfig:-%HOME%\\.kube\\config}",
+						"${kubeconfig:-%HOMEDRIVE%%HOMEPATH%\\.kube\\config}",
+						"${kubeconfig:-%USERPROFILE%\\.kube\\config}",
+					},
 					List:   true,
 					Format: "yaml",
 					Value:  "current-context",

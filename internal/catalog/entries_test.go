@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
@@ -49,7 +50,7 @@ func decide(t *testing.T, specs []*spec.Spec, src string, pol *rules.Policy) rul
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return rules.Evaluate(rules.Input{Calls: calls, Policy: pol, Providers: specs, State: noState{}, Quote: shell.Quote, Cwd: "/w", Home: "/h", OS: "linux"})
+	return rules.Evaluate(rules.Input{Calls: calls, Policy: pol, Providers: specs, State: noState{}, Quote: shell.Quote, Cwd: "/w", Home: "/h", System: paths.Env{OS: "linux"}})
 }
 
 // TestEveryEntry checks every built-in provider's switch, exempt and destructive entries, and

@@ -493,7 +493,7 @@ func (d *doctor) selfTest(wd, self string, hooks []installed) {
 				fmt.Sprintf("if it is yours: ctxguard install %s --scope project", in.setup.Harness))
 			continue
 		}
-		prog := program(argv, line)
+		prog := hookfile.Program(argv, line)
 		if !filepath.IsAbs(prog) {
 			if p, err := exec.LookPath(prog); err == nil {
 				prog, _ = filepath.Abs(p)
@@ -553,38 +553,16 @@ func (d *doctor) expected(in installed, self string) bool {
 	return false
 }
 
-// program is the program a hook runs: argv[0], or a shell line's first word.
-func program(argv []string, line string) string {
-	if argv != nil {
-		return argv[0]
-	}
-	line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "&"))
-	if line != "" && (line[0] == '\'' || line[0] == '"') {
-		if end := strings.IndexByte(line[1:], line[0]); end >= 0 {
-			return line[1 : 1+end]
-		}
-	}
-	word, _, _ := strings.Cut(line, " ")
-	return word
-}
-
 // probe runs one hook command with a payload on stdin, as the harness would: argv directly, a
-// line through the system's shell. It returns the reason of a refusal ("" for silence) or an
+// line through the shell harnesses hand hook lines to (harness.LineShell). It returns the reason of a refusal ("" for silence) or an
 // error when the hook cannot run or answers something that is not an answer.
 func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, payload []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	var cmd *exec.Cmd
-	switch {
-	case argv != nil:
-		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-	case d.c.env.OS == "windows" && s.PowerShell:
-		cmd = exec.CommandContext(ctx, "powershell", "-NoProfile", "-Command", line)
-	case d.c.env.OS == "windows":
-		cmd = exec.CommandContext(ctx, "cmd", "/C", line)
-	default:
-		cmd = exec.CommandContext(ctx, "sh", "-c", line)
+	if argv == nil {
+		argv = append(harness.LineShell(d.c.env.OS, exec.LookPath), line)
 	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = wd
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr bytes.Buffer

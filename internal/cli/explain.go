@@ -17,7 +17,12 @@ func runExplain(c *runner, args []string) error {
 	cwd := fs.String("cwd", "", "")
 	asJSON := fs.Bool("json", false, "")
 	sessionID := fs.String("session", "", "")
-	sh := fs.String("shell", rules.ShellBash, "")
+	// A line typed on Windows is PowerShell's unless it says otherwise.
+	dialect := rules.ShellBash
+	if c.env.GOOS() == "windows" {
+		dialect = rules.ShellPowerShell
+	}
+	sh := fs.String("shell", dialect, "")
 	id := fs.String("id", "", "")
 	if err := parse(fs, args); err != nil {
 		return err

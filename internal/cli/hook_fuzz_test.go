@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // hookSeeds are payloads of every harness shape, well formed and not.
@@ -47,12 +47,9 @@ func FuzzHook(f *testing.F) {
 	}
 	vars := map[string]string{
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
-		"XDG_STATE_HOME":          f.TempDir(),
+		"XDG_STATE_HOME":          testenv.TempDir(f),
 	}
-	env := paths.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}
+	env := testenv.Home(filepath.Join(root, "home"), vars)
 	harnesses := []string{"", "claude", "copilot", "gemini", "cursor", "codex"}
 	f.Fuzz(func(t *testing.T, data []byte, which uint8, wrap bool) {
 		name := harnesses[int(which)%len(harnesses)]

@@ -66,6 +66,8 @@ func runInit(c *runner, args []string) error {
 			if rel, err := filepath.Rel(root, a.File); err == nil && filepath.IsLocal(rel) {
 				from = rel // a file of the project, the same on every clone
 			}
+			// The policy is the team's, on every system: its comments spell paths with /.
+			from = filepath.ToSlash(from)
 		}
 		label := ""
 		if a.Name != "" && a.Name != a.Value {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // TestWriteFile checks that a settings file reached through a symlink (a dotfiles repository)
@@ -13,7 +15,7 @@ func TestWriteFile(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks")
 	}
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	real := filepath.Join(dir, "dotfiles", "settings.json")
 	link := filepath.Join(dir, "home", ".claude", "settings.json")
 	for _, d := range []string{filepath.Dir(real), filepath.Dir(link)} {
@@ -55,7 +57,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestProjectRoot(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	repo := filepath.Join(dir, "repo")
 	deep := filepath.Join(repo, "a", "b")
 	if err := os.MkdirAll(deep, 0o755); err != nil {

@@ -52,7 +52,12 @@ func runValidate(c *runner, args []string) error {
 	for i, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			findings[i] = []string{fmt.Sprintf("%s: %v", f, errors.Unwrap(err))}
+			if errors.Is(err, os.ErrNotExist) {
+				err = os.ErrNotExist // the same words on every system
+			} else {
+				err = errors.Unwrap(err)
+			}
+			findings[i] = []string{fmt.Sprintf("%s: %v", f, err)}
 			continue
 		}
 		k := *kind

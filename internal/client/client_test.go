@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // The contexts of the test machine: az has two subscriptions and the active one (Prod) is not
@@ -172,7 +173,7 @@ type machine struct {
 func newMachine(t *testing.T) *machine {
 	t.Helper()
 	bin, cache := ctxguardBinary(t)
-	r := t.TempDir()
+	r := testenv.TempDir(t)
 	m := &machine{root: r, home: filepath.Join(r, "home"), work: filepath.Join(r, "work"), ctxguard: bin}
 	self, err := os.Executable()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/corpus"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/shell"
@@ -43,7 +44,7 @@ destructive: deny
 // machine is a throwaway home holding the state of every built-in provider (a copy of
 // internal/guard/testdata/machine/home) and the policy above, and a repository folder in it.
 func machine(t *testing.T) (paths.Env, string) {
-	home := t.TempDir()
+	home := testenv.TempDir(t)
 	src := filepath.Join("..", "guard", "testdata", "machine", "home")
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -76,10 +77,7 @@ func machine(t *testing.T) (paths.Env, string) {
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(home, "no-managed-policy.yaml"),
 		"XDG_STATE_HOME":          filepath.Join(home, ".local", "state"),
 	}
-	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}, repo
+	return testenv.Home(home, vars), repo
 }
 
 // callsGuarded reports whether the line names a guarded CLI: by the corpus's own cli field, or

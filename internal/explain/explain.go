@@ -18,6 +18,7 @@ type report struct {
 	Reason    string             `json:"reason"`
 	Command   string             `json:"command"`
 	Input     string             `json:"input"`
+	Shell     string             `json:"shell"`
 	Cwd       string             `json:"cwd"`
 	Calls     []rules.CallTrace  `json:"calls"`
 	Policies  []rules.PolicyFile `json:"policies"`
@@ -34,7 +35,7 @@ func JSON(w io.Writer, o guard.Outcome) error { return encode(w, newReport(o)) }
 
 func newReport(o guard.Outcome) report {
 	r := report{
-		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Cwd: o.Cwd,
+		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Shell: o.Shell, Cwd: o.Cwd,
 		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes, Lifts: o.Lifts,
 	}
 	if r.Calls == nil {
@@ -58,6 +59,7 @@ func encode(w io.Writer, v any) error {
 func Text(w io.Writer, o guard.Outcome) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "command:  %s\n", o.Input)
+	fmt.Fprintf(&b, "shell:    %s\n", o.Shell)
 	fmt.Fprintf(&b, "cwd:      %s\n", o.Cwd)
 	if len(o.Policies) == 0 {
 		b.WriteString("policy:   none found\n")

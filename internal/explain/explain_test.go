@@ -5,12 +5,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/explain"
 	"github.com/ctxguard/ctxguard/internal/guard"
-	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -38,7 +39,7 @@ destructive: ask
 }
 
 func TestGolden(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -49,10 +50,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
-	env := paths.Env{Home: filepath.Join(root, "home"), OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}
+	env := testenv.Home(filepath.Join(root, "home"), vars)
 	tests := []struct {
 		name, dir, command string
 		json               bool
@@ -83,7 +81,7 @@ func TestGolden(t *testing.T) {
 			if err := render(&buf, o); err != nil {
 				t.Fatal(err)
 			}
-			got := strings.ReplaceAll(buf.String(), root, "$ROOT")
+			got := portable(buf.String(), root)
 			golden := filepath.Join("testdata", name+".golden")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -101,3 +99,18 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// portable is explain's output with the test tree's root as $ROOT and, on Windows, the paths
+// under it spelt with /, as the goldens hold them, so that one golden serves every system.
+func portable(out, root string) string {
+	out = strings.ReplaceAll(out, root, "$ROOT")
+	if filepath.Separator == '/' {
+		return out
+	}
+	out = strings.ReplaceAll(out, strings.ReplaceAll(root, `\`, `\\`), "$ROOT") // as JSON escapes it
+	return underRoot.ReplaceAllStringFunc(out, func(p string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(p, `\\`, "/"), `\`, "/")
+	})
+}
+
+var underRoot = regexp.MustCompile(`\$ROOT[^\s"(),]*`)

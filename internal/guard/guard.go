@@ -26,6 +26,9 @@ type Outcome struct {
 	Command   string
 	Rewritten bool
 	Input     string
+	// Shell is the language the line was read in (rules.ShellBash or rules.ShellPowerShell),
+	// which the harness adapter decided from the tool, the harness and the system.
+	Shell     string
 	Cwd       string
 	Policies  []rules.PolicyFile
 	Providers []string
@@ -51,7 +54,10 @@ type Outcome struct {
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
 // reason names the cause, because a guard that errors out is a guard that lets the call through.
 func Decide(req rules.Request, env paths.Env) Outcome {
-	out := Outcome{Input: req.Command, Command: req.Command, Cwd: req.Cwd}
+	out := Outcome{Input: req.Command, Command: req.Command, Shell: rules.ShellBash, Cwd: req.Cwd}
+	if req.Shell == rules.ShellPowerShell {
+		out.Shell = rules.ShellPowerShell
+	}
 	cat, err := catalog.Open(env)
 	if err != nil {
 		return out.deny("provider.error", err)
@@ -78,10 +84,10 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
-	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, OS: env.GOOS()})
+	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
 	in := rules.Input{
 		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
-		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, OS: env.GOOS(), Self: self, Writers: ws, Shell: req.Shell,
+		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,
 	}
 	mem, note := openMemory(req, env, pol)
 	if note != "" {

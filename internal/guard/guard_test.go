@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -22,12 +23,9 @@ func machine(t testing.TB) (paths.Env, string) {
 	home := filepath.Join(root, "home")
 	vars := map[string]string{
 		"CTXGUARD_MANAGED_POLICY": filepath.Join(root, "managed.yaml"),
-		"XDG_STATE_HOME":          t.TempDir(),
+		"XDG_STATE_HOME":          testenv.TempDir(t),
 	}
-	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}}, filepath.Join(root, "repo")
+	return testenv.Home(home, vars), filepath.Join(root, "repo")
 }
 
 func TestMachine(t *testing.T) {

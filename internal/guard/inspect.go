@@ -33,7 +33,7 @@ func States(cat *catalog.Catalog, dir string, env paths.Env) []State {
 			continue
 		}
 		st.Active, st.Err = r.Resolve(st.Spec, spec.Input{
-			Env: env.Lookup, Dir: dir, Home: env.Home, OS: env.GOOS(),
+			Env: env.Lookup, Dir: dir, Home: env.Home, System: env,
 			Flag: func([]string) (string, bool) { return "", false },
 		})
 		out = append(out, st)

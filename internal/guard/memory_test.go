@@ -5,20 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
 // TestRememberOnlyWhatRuns checks that only a line the hook lets run is remembered, only with
 // memory on, and for a subagent apart from its session.
 func TestRememberOnlyWhatRuns(t *testing.T) {
-	dir := t.TempDir()
-	env := paths.Env{Home: dir, OS: "linux", Lookup: func(k string) (string, bool) {
-		if k == "XDG_STATE_HOME" {
-			return dir, true
-		}
-		return "", false
-	}}
+	dir := testenv.TempDir(t)
+	env := testenv.Home(dir, map[string]string{"XDG_STATE_HOME": dir})
 	sw := []rules.Switched{{Provider: "az", Value: "B", From: "az account set -s B", Scope: "s"}}
 	for _, tt := range []struct {
 		name     string

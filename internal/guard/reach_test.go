@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -69,7 +70,7 @@ func TestMachineReach(t *testing.T) {
 // TestPulumiMachine decides pulumi lines in a project whose workspace file (named by the SHA-1 of
 // the project file's path, so written here) selects the dev stack.
 func TestPulumiMachine(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home, repo := filepath.Join(root, "home"), filepath.Join(root, "repo")
 	writeFiles(t, map[string]string{
 		filepath.Join(repo, ".git", "HEAD"):                "ref: refs/heads/main\n",
@@ -113,7 +114,7 @@ func decideLines(t *testing.T, env paths.Env, repo string, tests []lineCase) {
 // TestFirebaseMachine decides firebase lines in a project whose active project, in firebase's
 // configstore, is the alias prod.
 func TestFirebaseMachine(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home, repo := filepath.Join(root, "home"), filepath.Join(root, "repo")
 	store, _ := json.Marshal(map[string]any{"activeProjects": map[string]string{repo: "prod"}})
 	writeFiles(t, map[string]string{
@@ -137,7 +138,7 @@ func TestFirebaseMachine(t *testing.T) {
 // tempEnv is the environment of a machine made in a temporary root: its home, no managed policy,
 // session memory in a folder of its own.
 func tempEnv(t *testing.T, root, home string) paths.Env {
-	vars := map[string]string{"XDG_STATE_HOME": t.TempDir(), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
+	vars := map[string]string{"XDG_STATE_HOME": testenv.TempDir(t), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
 	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
 }
 

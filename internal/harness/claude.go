@@ -17,15 +17,16 @@ import (
 // sends and reads the same shape, minus ask.
 type claude struct{}
 
-// claudeShells maps Claude Code's tools that run a command line to the shell it is written for.
-// Bash and PowerShell take tool_input {command, description, timeout, run_in_background}. Monitor
-// runs its command in the background and reports its output as events; the hook sees it as
-// {description, timeout_ms, command} (Claude Code 2.1.328), and Claude Code applies an
-// updatedInput for it as for Bash.
-var claudeShells = map[string]string{
-	"Bash":       "bash",
-	"PowerShell": "powershell",
-	"Monitor":    "bash",
+// claudeShells maps Claude Code's tools that run a command line to the shell it is written for:
+// Bash is bash everywhere (Git Bash on Windows), PowerShell is PowerShell. Bash and PowerShell
+// take tool_input {command, description, timeout, run_in_background}. Monitor runs its command in
+// the background and reports its output as events; the hook sees it as {description,
+// timeout_ms, command} (Claude Code 2.1.328), and Claude Code applies an updatedInput for it as
+// for Bash.
+var claudeShells = shellTools{
+	"Bash":       {"bash", "bash"},
+	"PowerShell": {"powershell", "powershell"},
+	"Monitor":    {"bash", "bash"},
 }
 
 func (claude) Name() string { return "claude" }
@@ -44,7 +45,7 @@ func (claude) decode(top object) (*Request, error) {
 
 // decodeSnakeCase reads the snake_case PreToolUse payload that Claude Code sends and that Copilot
 // CLI sends for hooks configured under the PascalCase event name.
-func decodeSnakeCase(top object, harness string, shells map[string]string) (*Request, error) {
+func decodeSnakeCase(top object, harness string, shells shellTools) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
@@ -68,10 +69,26 @@ func decodeSnakeCase(top object, harness string, shells map[string]string) (*Req
 	return withShellArgs(req, shells, input, "tool_input")
 }
 
+// shellTools maps a harness's shell tools to the shell their commands are written for.
+type shellTools map[string]toolShell
+
+// toolShell is the shell of one tool on Unix and on Windows, where most harnesses' shell tool
+// runs PowerShell whatever it is called.
+type toolShell struct{ unix, windows string }
+
+// shell is the shell of the named tool on hostOS; "" for a tool that is not a shell.
+func (t shellTools) shell(tool string) string {
+	s := t[tool]
+	if hostOS == "windows" {
+		return s.windows
+	}
+	return s.unix
+}
+
 // withShellArgs completes a request from its tool's arguments: for a shell tool they must be an
 // object with a string command; any other tool is returned with Shell "" and its arguments unread.
-func withShellArgs(req *Request, shells map[string]string, raw json.RawMessage, name string) (*Request, error) {
-	req.Shell = shells[req.Tool]
+func withShellArgs(req *Request, shells shellTools, raw json.RawMessage, name string) (*Request, error) {
+	req.Shell = shells.shell(req.Tool)
 	if req.Shell == "" {
 		return req, nil
 	}

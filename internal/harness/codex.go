@@ -12,8 +12,9 @@ import (
 // accepts together; the rewritten call still goes through Codex's own approval policy.
 type codex struct{}
 
-// codexShells maps Codex's shell tool to its shell.
-var codexShells = map[string]string{"Bash": "bash"}
+// codexShells maps Codex's shell tool to its shell: the session's shell, which is PowerShell on
+// Windows (codex-rs shell-command/src/shell_detect.rs, default_user_shell_from_path).
+var codexShells = shellTools{"Bash": {"bash", "powershell"}}
 
 var codexLimits = limits{rewrite: true, ask: false}
 
@@ -48,11 +49,14 @@ var codexSetup = Setup{
 	Nested:      true,
 	Events:      []string{"PreToolUse"},
 	Skeleton:    "{}\n",
+	// On Windows Codex runs commandWindows instead of command (codex-rs hooks: command_for_platform),
+	// through the session's shell, PowerShell.
 	Entries: func(self string, o Options) []Entry {
-		return []Entry{{"PreToolUse", compact(hookGroup{
-			Matcher: "^Bash$",
-			Hooks:   []commandHook{{Type: "command", Command: shellLine(o.GOOS, self, "hook", "--harness", "codex"), Timeout: timeout}},
-		})}}
+		h := commandHook{Type: "command", Command: shLine(self, "hook", "--harness", "codex"), Timeout: timeout}
+		if o.GOOS == "windows" {
+			h.CommandWindows = psLine(self, "hook", "--harness", "codex")
+		}
+		return []Entry{{"PreToolUse", compact(hookGroup{Matcher: "^Bash$", Hooks: []commandHook{h}})}}
 	},
 	// Codex also reads hooks from a [hooks] table in config.toml.
 	Others: func(home string, env func(string) (string, bool), _ string) []File {

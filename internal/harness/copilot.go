@@ -19,13 +19,13 @@ import (
 type copilot struct{}
 
 // copilotShells maps Copilot's shell tools to their shell. The snake_case payload reports
-// Claude Code's tool names, and reports both bash and powershell as "Bash", so a PowerShell
-// command arriving that way is read as bash.
-var copilotShells = map[string]string{
-	"bash":       "bash",
-	"powershell": "powershell",
-	"Bash":       "bash",
-	"PowerShell": "powershell",
+// Claude Code's tool names, and reports both bash and powershell as "Bash"; Copilot CLI's shell
+// tool is powershell on Windows and bash elsewhere, so "Bash" is read as the one of the system.
+var copilotShells = shellTools{
+	"bash":       {"bash", "bash"},
+	"powershell": {"powershell", "powershell"},
+	"Bash":       {"bash", "powershell"},
+	"PowerShell": {"powershell", "powershell"},
 }
 
 func (copilot) Name() string { return "copilot" }
@@ -121,7 +121,7 @@ var copilotSetup = Setup{
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"preToolUse", compact(copilotHook{
 			Type:       "command",
-			Bash:       shellLine("linux", self, "hook", "--harness", "copilot"),
+			Bash:       shLine(self, "hook", "--harness", "copilot"),
 			PowerShell: psLine(self, "hook", "--harness", "copilot"),
 			TimeoutSec: timeout,
 			Matcher:    copilotMatcher,
@@ -142,7 +142,6 @@ var copilotSetup = Setup{
 	},
 	AlsoRuns: &AlsoRuns{Harness: "claude", ProjectOnly: true,
 		Why: "Copilot CLI also runs the hooks in the project's .claude/settings.json and settings.local.json"},
-	PowerShell: true,
 	Probe: func(_, command, cwd string) []byte {
 		args := compact(map[string]any{"command": command, "description": "ctxguard doctor self-test"})
 		return compact(map[string]any{"sessionId": "ctxguard-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": string(args)})

@@ -22,7 +22,7 @@ import (
 // POSIX shell on every system, so its commands are read as bash.
 type crush struct{}
 
-var crushShells = map[string]string{"bash": "bash"}
+var crushShells = shellTools{"bash": {"bash", "bash"}}
 
 var crushLimits = limits{rewrite: true, ask: false}
 

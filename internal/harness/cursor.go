@@ -28,8 +28,9 @@ const (
 	cursorToolEvent  = "preToolUse"
 )
 
-// cursorShells maps Cursor's shell tool (preToolUse) to its shell.
-var cursorShells = map[string]string{"Shell": "bash"}
+// cursorShells maps Cursor's shell tool to its shell: the agent's terminal, PowerShell on
+// Windows.
+var cursorShells = shellTools{"Shell": {"bash", "powershell"}}
 
 func (cursor) Name() string { return "cursor" }
 
@@ -69,7 +70,7 @@ func decodeCursor(top object) (*Request, error) {
 		if !ok {
 			return nil, errors.New("beforeShellExecution payload has no command")
 		}
-		req.Tool, req.Shell, req.Command = "Shell", "bash", cmd
+		req.Tool, req.Shell, req.Command = "Shell", cursorShells.shell("Shell"), cmd
 		return req, nil
 	case cursorToolEvent:
 		if err := top.strs(field{"tool_name", &req.Tool}); err != nil {
@@ -159,10 +160,10 @@ var cursorSetup = Setup{
 	Events:      []string{cursorShellEvent, cursorToolEvent},
 	Skeleton:    "{\n  \"version\": 1\n}\n",
 	Entries: func(self string, o Options) []Entry {
-		line := shellLine(o.GOOS, self, "hook", "--harness", "cursor")
-		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: line, Timeout: timeout, FailClosed: true})}}
+		cmd := line(o.GOOS, self, "hook", "--harness", "cursor")
+		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: cmd, Timeout: timeout, FailClosed: true})}}
 		if o.Rewrite {
-			out = append(out, Entry{cursorToolEvent, compact(cursorHook{Command: line, Matcher: "Shell", Timeout: timeout, FailClosed: true})})
+			out = append(out, Entry{cursorToolEvent, compact(cursorHook{Command: cmd, Matcher: "Shell", Timeout: timeout, FailClosed: true})})
 		}
 		return out
 	},

@@ -18,7 +18,7 @@ import (
 type droid struct{}
 
 // droidShells maps Droid's shell tool to its shell.
-var droidShells = map[string]string{"Execute": "bash"}
+var droidShells = shellTools{"Execute": {"bash", "bash"}}
 
 var droidLimits = limits{rewrite: true, ask: false}
 

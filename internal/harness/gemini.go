@@ -17,8 +17,9 @@ import (
 // which Gemini merges over the original arguments.
 type gemini struct{}
 
-// geminiShells maps Gemini CLI's shell tool to its shell.
-var geminiShells = map[string]string{"run_shell_command": "bash"}
+// geminiShells maps Gemini CLI's shell tool to its shell: bash, and on Windows PowerShell
+// (packages/core/src/utils/shell-utils.ts, getShellConfiguration).
+var geminiShells = shellTools{"run_shell_command": {"bash", "powershell"}}
 
 func (gemini) Name() string { return "gemini" }
 
@@ -128,7 +129,7 @@ var geminiSetup = Setup{
 		return []Entry{{"BeforeTool", compact(hookGroup{
 			Matcher: "run_shell_command",
 			Hooks: []commandHook{{
-				Type: "command", Name: "ctxguard", Command: shellLine(o.GOOS, self, "hook", "--harness", "gemini"),
+				Type: "command", Name: "ctxguard", Command: line(o.GOOS, self, "hook", "--harness", "gemini"),
 				Timeout: timeout * 1000,
 			}},
 		})}}

@@ -18,7 +18,7 @@ import (
 type goose struct{}
 
 // gooseShells maps goose's shell tool (the developer extension's) to its shell.
-var gooseShells = map[string]string{"developer__shell": "bash"}
+var gooseShells = shellTools{"developer__shell": {"bash", "bash"}}
 
 func (goose) Name() string { return "goose" }
 

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestDecode(t *testing.T) {
 		{"copilot non-shell tool, args not read", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"view","toolArgs":"not json"}`, &Request{Request: rules.Request{Harness: "copilot", Tool: "view", Cwd: "/w", Session: "s"}}},
 		{"claude adapter reads copilot snake_case", "claude", copilotSnakeSample, &Request{Request: rules.Request{Harness: "claude", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "c0ffee00-2222"}}},
 		{"gemini sample", "gemini", geminiFullSample, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "a1b2c3"}}},
-		{"gemini dir_path relative", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"infra/prod"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/w/infra/prod"}}},
+		{"gemini dir_path relative", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"infra/prod"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: filepath.FromSlash("/w/infra/prod")}}},
 		{"gemini dir_path absolute", "gemini", `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/srv"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/srv"}}},
 		{"gemini other tool", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"x"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "read_file", Cwd: "/w"}}},
 		{"cursor beforeShellExecution", "cursor", cursorShellSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "conv-9f2"}}},
@@ -68,6 +69,7 @@ func TestDecode(t *testing.T) {
 		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Read"}}},
 		{"codex sample", "codex", codexSample, &Request{Request: rules.Request{Harness: "codex", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}}},
 	}
+	onHost(t, "linux")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
@@ -79,6 +81,40 @@ func TestDecode(t *testing.T) {
 				t.Errorf("Decode (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// onHost makes the adapters decode as on goos for the rest of the test.
+func onHost(t *testing.T, goos string) {
+	old := hostOS
+	hostOS = goos
+	t.Cleanup(func() { hostOS = old })
+}
+
+// TestDecodeShellOnWindows: on Windows the shell tool of Codex, Gemini CLI, Cursor and
+// Copilot CLI (whose snake_case payload calls every shell tool Bash) runs PowerShell; Claude
+// Code's Bash tool is Git Bash, and its PowerShell tool PowerShell.
+func TestDecodeShellOnWindows(t *testing.T) {
+	onHost(t, "windows")
+	tests := []struct {
+		name, harness, payload, want string
+	}{
+		{"claude Bash is Git Bash", "claude", claudeSample, "bash"},
+		{"claude PowerShell", "claude", `{"tool_name":"PowerShell","tool_input":{"command":"ls"}}`, "powershell"},
+		{"copilot bash tool", "copilot", copilotSample, "bash"},
+		{"copilot powershell tool", "copilot", `{"toolName":"powershell","toolArgs":{"command":"ls"}}`, "powershell"},
+		{"copilot snake_case Bash", "copilot", copilotSnakeSample, "powershell"},
+		{"codex", "codex", codexSample, "powershell"},
+		{"gemini", "gemini", geminiSample, "powershell"},
+		{"cursor beforeShellExecution", "cursor", cursorShellSample, "powershell"},
+		{"cursor preToolUse", "cursor", cursorToolSample, "powershell"},
+	}
+	for _, tt := range tests {
+		h, _ := Lookup(tt.harness)
+		req, err := Decode(h, []byte(tt.payload))
+		if err != nil || req.Shell != tt.want {
+			t.Errorf("%s: Shell = %q, %v; want %q", tt.name, req.Shell, err, tt.want)
+		}
 	}
 }
 

@@ -4,7 +4,7 @@ import "path/filepath"
 
 // kilo is Kilo Code's CLI (kilo), an opencode fork that loads the same plugins from its own
 // folders ({plugin,plugins}/*.{ts,js} under ~/.config/kilo and .kilo/); the plugin is opencode's.
-var kilo = plugin{name: "kilo", shells: map[string]string{"bash": "bash"}, limits: limits{rewrite: true}}
+var kilo = plugin{name: "kilo", shells: shellTools{"bash": {"bash", "bash"}}, limits: limits{rewrite: true}}
 
 var kiloSetup = Setup{
 	Harness: "kilo",

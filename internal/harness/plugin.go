@@ -20,7 +20,7 @@ import (
 // offers). A plugin refuses the call on anything else, including ctxguard failing to run.
 type plugin struct {
 	name   string
-	shells map[string]string // the harness's shell tools
+	shells shellTools // the harness's shell tools
 	limits limits
 }
 

@@ -18,7 +18,7 @@ import (
 type qwen struct{}
 
 // qwenShells maps Qwen Code's shell tool to its shell.
-var qwenShells = map[string]string{"run_shell_command": "bash"}
+var qwenShells = shellTools{"run_shell_command": {"bash", "bash"}}
 
 var qwenLimits = limits{rewrite: false, ask: true}
 

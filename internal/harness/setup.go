@@ -29,9 +29,6 @@ type Setup struct {
 	// AlsoRuns is another harness whose hook files this one runs too, for doctor's warning that
 	// ctxguard would run twice for one command.
 	AlsoRuns *AlsoRuns
-	// PowerShell is set when, on Windows, the harness gives a hook's line to PowerShell rather
-	// than to cmd.
-	PowerShell bool
 	// Plugin is ctxguard's plugin for the harness, where there is one.
 	Plugin *Plugin
 	// Glob is set when the harness reads every *.json file in the folder of the user and project
@@ -208,9 +205,27 @@ func homeDir(home string, env func(string) (string, bool), variable, dir string)
 	return fromEnv(env, variable, filepath.ToSlash(filepath.Join(home, dir)))
 }
 
-// shellLine is a command line that runs the binary at self with args, for a harness that hands
-// its hook command to a shell: POSIX sh quoting, or on Windows cmd's double quotes, which only a
-// path with a space needs (go install puts the binary in %USERPROFILE%\go\bin).
+// LineShell is how every harness that runs a hook as a command line runs it on goos: the
+// program and the arguments before the line. On Windows that is PowerShell for all of them:
+// Copilot CLI's powershell key, Gemini CLI (packages/core/src/utils/shell-utils.ts,
+// getShellConfiguration), Cursor (its hook service's shell: pwsh, else Windows PowerShell) and
+// Codex (the session's shell, PowerShell by default on Windows: codex-rs shell_detect.rs);
+// PowerShell 7 (pwsh) where it is on PATH, else Windows PowerShell 5.1, which every Windows
+// has. Elsewhere it is sh -c. lookPath is exec.LookPath, or a test's stand-in.
+func LineShell(goos string, lookPath func(string) (string, error)) []string {
+	if goos != "windows" {
+		return []string{"sh", "-c"}
+	}
+	ps := "powershell"
+	if _, err := lookPath("pwsh"); err == nil {
+		ps = "pwsh"
+	}
+	return []string{ps, "-NoProfile", "-NonInteractive", "-Command"}
+}
+
+// shellLine is a command line that runs the binary at self with args for a harness whose
+// Windows shell is not known to be PowerShell: POSIX sh quoting, or on Windows cmd's double
+// quotes, which only a path with a space needs.
 func shellLine(goos, self string, args ...string) string {
 	if goos == "windows" {
 		if strings.ContainsAny(self, " &()^") {
@@ -218,10 +233,26 @@ func shellLine(goos, self string, args ...string) string {
 		}
 		return self + " " + strings.Join(args, " ")
 	}
+	return shLine(self, args...)
+}
+
+// line is a command line that runs the binary at self with args in the shell a harness hands
+// it to on goos ([LineShell]): PowerShell on Windows, POSIX sh elsewhere.
+func line(goos, self string, args ...string) string {
+	if goos == "windows" {
+		return psLine(self, args...)
+	}
+	return shLine(self, args...)
+}
+
+// shLine is a POSIX sh line.
+func shLine(self string, args ...string) string {
 	return shQuote(self) + " " + strings.Join(args, " ")
 }
 
-// psLine is shellLine for PowerShell.
+// psLine is a PowerShell line. A path with a space must be quoted, and a quoted string at the
+// start of a line is an expression, after which a word is a parse error: the call operator &
+// makes it a command (about_Operators, "Call operator &").
 func psLine(self string, args ...string) string {
 	if strings.ContainsAny(self, " '\"`$&(){}[];,@#") {
 		return "& '" + strings.ReplaceAll(self, "'", "''") + "' " + strings.Join(args, " ")
@@ -261,7 +292,9 @@ type commandHook struct {
 	Name    string   `json:"name,omitempty"`
 	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
-	Timeout int      `json:"timeout,omitempty"`
+	// CommandWindows replaces Command on Windows (Codex).
+	CommandWindows string `json:"commandWindows,omitempty"`
+	Timeout        int    `json:"timeout,omitempty"`
 	// OnFailure "block" makes goose deny the call when the hook gives no decision (a crash, a
 	// timeout, an unreadable answer).
 	OnFailure string `json:"on_failure,omitempty"`

@@ -2,12 +2,14 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -65,9 +67,13 @@ func TestEntries(t *testing.T) {
 			[]string{`beforeShellExecution {"command":"/opt/bin/ctxguard hook --harness cursor","timeout":30,"failClosed":true}`}},
 		{"cursor", Options{GOOS: "windows", Rewrite: true}, `C:\Program Files\ctxguard\ctxguard.exe`,
 			[]string{
-				`beforeShellExecution {"command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor","timeout":30,"failClosed":true}`,
-				`preToolUse {"command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor","matcher":"Shell","timeout":30,"failClosed":true}`,
+				`beforeShellExecution {"command":"& 'C:\\Program Files\\ctxguard\\ctxguard.exe' hook --harness cursor","timeout":30,"failClosed":true}`,
+				`preToolUse {"command":"& 'C:\\Program Files\\ctxguard\\ctxguard.exe' hook --harness cursor","matcher":"Shell","timeout":30,"failClosed":true}`,
 			}},
+		{"gemini", Options{GOOS: "windows"}, `C:\Users\First Last\go\bin\ctxguard.exe`,
+			[]string{`BeforeTool {"matcher":"run_shell_command","hooks":[{"type":"command","name":"ctxguard","command":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness gemini","timeout":30000}]}`}},
+		{"codex", Options{GOOS: "windows"}, `C:\Users\me\go\bin\ctxguard.exe`,
+			[]string{`PreToolUse {"matcher":"^Bash$","hooks":[{"type":"command","command":"'C:\\Users\\me\\go\\bin\\ctxguard.exe' hook --harness codex","commandWindows":"C:\\Users\\me\\go\\bin\\ctxguard.exe hook --harness codex","timeout":30}]}`}},
 		{"codex", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
 			[]string{`PreToolUse {"matcher":"^Bash$","hooks":[{"type":"command","command":"/opt/bin/ctxguard hook --harness codex","timeout":30}]}`}},
 		{"windsurf", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
@@ -283,4 +289,76 @@ func probeEntries(s *Setup) []Entry {
 		return []Entry{{Event: "", Value: []byte("{}")}}
 	}
 	return s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true})
+}
+
+// TestWindowsLines reads every hook line ctxguard installs on Windows the way the harness's
+// shell does (LineShell: PowerShell) and checks that it runs the binary with its arguments,
+// for the paths go install gives a Windows user, spaces and quotes included.
+func TestWindowsLines(t *testing.T) {
+	for _, self := range []string{
+		`C:\Users\me\go\bin\ctxguard.exe`,
+		`C:\Users\First Last\go\bin\ctxguard.exe`,
+		`C:\Users\O'Brien\go\bin\ctxguard.exe`,
+		`D:\tools (x86)\ctxguard.exe`,
+	} {
+		// The harnesses whose shell on Windows is known to be PowerShell (see LineShell).
+		for _, name := range []string{"claude", "copilot", "gemini", "cursor", "codex"} {
+			s, _ := SetupFor(name)
+			for _, e := range s.Entries(self, Options{GOOS: "windows", Rewrite: true}) {
+				for _, line := range windowsLines(t, e.Value) {
+					calls, err := shell.ParsePowerShell(line)
+					if err != nil || len(calls) != 1 {
+						t.Errorf("%s %s: %q reads as %d calls, %v", s.Harness, e.Event, line, len(calls), err)
+						continue
+					}
+					c := calls[0]
+					var args []string
+					for _, a := range c.Args {
+						args = append(args, a.Value)
+					}
+					want := "hook --harness " + s.Harness
+					if !c.NameWord.Literal || c.NameWord.Value != self || strings.Join(args, " ") != want {
+						t.Errorf("%s %s: %q runs %q %q, want %q %q", s.Harness, e.Event, line, c.NameWord.Value, args, self, want)
+					}
+				}
+			}
+		}
+	}
+	if got := LineShell("windows", func(string) (string, error) { return "", errors.New("none") }); got[0] != "powershell" {
+		t.Errorf("LineShell without pwsh = %q, want Windows PowerShell", got)
+	}
+	if got := LineShell("windows", func(string) (string, error) { return `C:\pwsh.exe`, nil }); got[0] != "pwsh" {
+		t.Errorf("LineShell with pwsh = %q, want pwsh", got)
+	}
+}
+
+// windowsLines are the lines a Windows harness runs from an entry: Codex's commandWindows,
+// Copilot CLI's powershell, or command (not the exec form's, which no shell reads).
+func windowsLines(t *testing.T, entry []byte) []string {
+	var v struct {
+		Hooks      []map[string]any `json:"hooks"`
+		Command    string           `json:"command"`
+		PowerShell string           `json:"powershell"`
+	}
+	if err := json.Unmarshal(entry, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.PowerShell != "" {
+		return []string{v.PowerShell}
+	}
+	if v.Command != "" {
+		return []string{v.Command}
+	}
+	var out []string
+	for _, h := range v.Hooks {
+		if _, exec := h["args"]; exec {
+			continue
+		}
+		if l, ok := h["commandWindows"].(string); ok {
+			out = append(out, l)
+		} else if l, ok := h["command"].(string); ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -324,6 +324,8 @@ func TestCommand(t *testing.T) {
 		{`{"bash":"ctxguard hook","powershell":"ctxguard.exe hook"}`, "linux", nil, "ctxguard hook"},
 		{`{"bash":"ctxguard hook","powershell":"ctxguard.exe hook"}`, "windows", nil, "ctxguard.exe hook"},
 		{`{"exec":"/b/ctxguard","args":["hook"]}`, "linux", []string{"/b/ctxguard", "hook"}, ""},
+		{`{"command":"'/b/ctxguard' hook","commandWindows":"& 'C:\\b c\\ctxguard.exe' hook"}`, "windows", nil, `& 'C:\b c\ctxguard.exe' hook`},
+		{`{"command":"'/b/ctxguard' hook","commandWindows":"& 'C:\\b c\\ctxguard.exe' hook"}`, "linux", nil, `'/b/ctxguard' hook`},
 	}
 	for _, tt := range tests {
 		n, err := parseTree([]byte(tt.handler), "h")
@@ -334,6 +336,51 @@ func TestCommand(t *testing.T) {
 		if strings.Join(argv, " ") != strings.Join(tt.argv, " ") || line != tt.line {
 			t.Errorf("Command(%s, %s) = %q, %q; want %q, %q", tt.handler, tt.goos, argv, line, tt.argv, tt.line)
 		}
+	}
+}
+
+// TestOwnedPathWithSpace: go install puts the binary in %USERPROFILE%\go\bin, and a user name
+// with a space is the everyday Windows case. An exec form's command is a path, not a line.
+func TestOwnedPathWithSpace(t *testing.T) {
+	tests := []struct {
+		handler string
+		want    bool
+	}{
+		{`{"type":"command","command":"C:\\Users\\First Last\\go\\bin\\ctxguard.exe","args":["hook"]}`, true},
+		{`{"type":"command","command":"/home/first last/go/bin/ctxguard","args":["hook"]}`, true},
+		{`{"type":"command","exec":"C:\\Users\\First Last\\go\\bin\\ctxguard.exe","args":["hook"]}`, true},
+		{`{"type":"command","powershell":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness copilot"}`, true},
+		{`{"type":"command","command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor"}`, true},
+		{`{"type":"command","command":"x","commandWindows":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness codex"}`, true},
+		// An exec form that runs another program with ctxguard as an argument is not ctxguard's.
+		{`{"type":"command","command":"C:\\tools\\lint.exe","args":["ctxguard"]}`, false},
+		{`{"type":"command","command":"C:\\Users\\First Last\\bin\\lint.exe","args":["hook"]}`, false},
+	}
+	for _, tt := range tests {
+		n, err := parseTree([]byte(tt.handler), "h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Owned(n); got != tt.want {
+			t.Errorf("Owned(%s) = %v, want %v", tt.handler, got, tt.want)
+		}
+	}
+	// The bookkeeping that depends on it: a second install changes nothing, uninstall takes
+	// the entry out again.
+	entry := Entry{"PreToolUse", []byte(`{"matcher":"Bash|PowerShell","hooks":[{"type":"command","command":"C:\\Users\\First Last\\go\\bin\\ctxguard.exe","args":["hook"],"timeout":30}]}`)}
+	once, err := Install([]byte("{}\n"), "settings.json", nested, nil, []Entry{entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := Install(once, "settings.json", nested, nil, []Entry{entry})
+	if err != nil || string(twice) != string(once) {
+		t.Errorf("second install = %s, %v; want the file unchanged:\n%s", twice, err, once)
+	}
+	if found, err := Find(once, "settings.json", nested); err != nil || len(found) != 1 {
+		t.Errorf("Find = %d hooks, %v; want 1", len(found), err)
+	}
+	if out, err := Uninstall(once, "settings.json", nested); err != nil || string(out) != "{}\n" {
+		t.Errorf("Uninstall = %q, %v; want {}", out, err)
 	}
 }
 

@@ -40,8 +40,9 @@ type Hook struct {
 func (h Hook) Pos() codec.Pos { return h.Handler.Pos() }
 
 // Command is what the handler runs: argv for an exec form (Claude Code's command + args,
-// Copilot CLI's exec + args), otherwise the line given to a shell. On Windows a powershell line
-// is preferred, elsewhere a bash one; command is the fallback of both.
+// Copilot CLI's exec + args), otherwise the line given to a shell. On Windows Codex's
+// commandWindows or Copilot CLI's powershell line is preferred, elsewhere Copilot's bash one;
+// command is the fallback of all.
 func (h Hook) Command(goos string) (argv []string, line string) {
 	n := h.Handler
 	args, hasArgs := n.Get("args").Strs()
@@ -53,7 +54,7 @@ func (h Hook) Command(goos string) (argv []string, line string) {
 	}
 	keys := []string{"bash", "command"}
 	if goos == "windows" {
-		keys = []string{"powershell", "command"}
+		keys = []string{"commandWindows", "powershell", "command"}
 	}
 	for _, k := range keys {
 		if s, ok := n.Get(k).Str(); ok {
@@ -63,15 +64,17 @@ func (h Hook) Command(goos string) (argv []string, line string) {
 	return nil, ""
 }
 
-// Owned reports whether a handler is ctxguard's: the program it runs (the exec form's command,
-// or the first word of a shell line under command, bash, powershell or exec) is named ctxguard
-// or ctxguard.exe, in any directory.
+// Owned reports whether a handler is ctxguard's: the program it runs is named ctxguard or
+// ctxguard.exe, in any directory. The program is the whole of an exec form's command (Claude
+// Code's command with args, Copilot CLI's exec), which is a path and may hold spaces
+// (C:\Users\First Last\go\bin\ctxguard.exe), or else the first word of a shell line under
+// command, commandWindows, bash or powershell.
 func Owned(handler *Node) bool {
 	if handler == nil || handler.Kind != Object {
 		return false
 	}
 	_, execForm := handler.Get("args").Strs()
-	for _, k := range []string{"command", "bash", "powershell", "exec"} {
+	for _, k := range []string{"command", "commandWindows", "bash", "powershell", "exec"} {
 		s, ok := handler.Get(k).Str()
 		if !ok {
 			continue
@@ -79,7 +82,7 @@ func Owned(handler *Node) bool {
 		// In an exec form (exec, or command with args) the value is the program's path, which
 		// may hold spaces; elsewhere it is a shell line.
 		if k != "exec" && !(k == "command" && execForm) {
-			s = firstWord(s)
+			s = Program(nil, s)
 		}
 		if isSelf(s) {
 			return true
@@ -88,10 +91,13 @@ func Owned(handler *Node) bool {
 	return false
 }
 
-// firstWord is the program a shell line runs: its first word, unquoted, after PowerShell's call
-// operator &.
-func firstWord(s string) string {
-	s = strings.TrimSpace(s)
+// Program is the program a hook runs: argv[0] of an exec form, else the first word of its shell
+// line, unquoted, after PowerShell's call operator &.
+func Program(argv []string, line string) string {
+	if argv != nil {
+		return argv[0]
+	}
+	s := strings.TrimSpace(line)
 	if rest, ok := strings.CutPrefix(s, "&"); ok {
 		s = strings.TrimSpace(rest)
 	}

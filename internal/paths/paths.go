@@ -2,8 +2,10 @@ package paths
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -19,14 +21,12 @@ type Env struct {
 	Home string
 }
 
-// Host is the running process's Env. The home directory is $HOME when it is set, which is what
-// the CLIs whose state ctxguard reads do too, else what the system says (%USERPROFILE% on
-// Windows).
+// Host is the running process's Env. The home directory is the system's: $HOME on Unix,
+// %USERPROFILE% on Windows, where $HOME is a Unix shell's (Git Bash, MSYS2 and Cygwin set it)
+// and not what Windows programs, the harnesses among them, call home. Each CLI's own rule for
+// its state (kubectl takes $HOME first on Windows too) is in its provider.
 func Host() Env {
 	home, _ := os.UserHomeDir()
-	if h, ok := os.LookupEnv("HOME"); ok {
-		home = h
-	}
 	return Env{OS: runtime.GOOS, Lookup: os.LookupEnv, Home: home}
 }
 
@@ -145,29 +145,29 @@ func (e Env) GOOS() string {
 // a Windows user's paths asked about on Linux, or the other way round.
 func (e Env) foreign() bool { return (e.GOOS() == "windows") != (runtime.GOOS == "windows") }
 
-// Join joins path elements with e's separator. For the running system (and any with the same
-// separator) it is filepath.Join; for a foreign one, the elements with their separators turned
-// into that system's and joined, trailing separators trimmed (no other cleaning): enough for a
-// test to state a Windows user's paths on Linux.
+// Join joins path elements with e's separator and cleans the result, as filepath.Join does on
+// e's system. For the running system (and any with the same separator) it is filepath.Join; for
+// a foreign one it follows that system's rules, so that a test can state a Windows user's paths
+// on Linux.
 func (e Env) Join(elem ...string) string {
 	if !e.foreign() {
 		return filepath.Join(elem...)
 	}
-	sep, other := "/", `\`
-	if e.GOOS() == "windows" {
-		sep, other = `\`, "/"
+	if e.GOOS() != "windows" {
+		return path.Join(elem...)
 	}
-	var parts []string
-	for _, el := range elem {
-		el = strings.ReplaceAll(el, other, sep)
-		if t := strings.TrimRight(el, sep); t != "" || len(parts) == 0 && el != "" {
-			parts = append(parts, t) // a root ("/") alone stays as "", which Join makes "/…"
-		}
+	joined := strings.ReplaceAll(strings.Join(slices.DeleteFunc(slices.Clone(elem), func(s string) bool { return s == "" }), "/"), `\`, "/")
+	vol := ""
+	switch {
+	case strings.HasPrefix(joined, "//"): // \\server\share
+		vol, joined = "/", joined[1:]
+	case len(joined) >= 2 && joined[1] == ':':
+		vol, joined = joined[:2], joined[2:]
 	}
-	if len(parts) == 1 && parts[0] == "" {
-		return sep
+	if joined == "" {
+		return vol
 	}
-	return strings.Join(parts, sep)
+	return strings.ReplaceAll(vol+path.Clean(joined), "/", `\`)
 }
 
 // IsAbs reports whether p is an absolute path on e's system.

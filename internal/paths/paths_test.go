@@ -119,6 +119,10 @@ func TestJoinAndIsAbs(t *testing.T) {
 		{linux, []string{"/home/u/", ".config"}, "/home/u/.config"},
 		{windows, []string{`C:\Users\u\`, ".config", "ctxguard"}, `C:\Users\u\.config\ctxguard`},
 		{windows, []string{"C:/x", "y"}, `C:\x\y`},
+		{windows, []string{`C:\work\infra`, `..\other`, "."}, `C:\work\other`},
+		{windows, []string{`C:\`, "..", "x"}, `C:\x`},
+		{windows, []string{`\\server\share\a`, "..", "b"}, `\\server\share\b`},
+		{linux, []string{"/work/infra", "../other"}, "/work/other"},
 	} {
 		if got := tt.env.Join(tt.elem...); got != tt.want {
 			t.Errorf("%s Join(%q) = %q, want %q", tt.env.OS, tt.elem, got, tt.want)
@@ -140,6 +144,57 @@ func TestJoinAndIsAbs(t *testing.T) {
 	} {
 		if got := tt.env.IsAbs(tt.path); got != tt.want {
 			t.Errorf("%s IsAbs(%q) = %v, want %v", tt.env.OS, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestFromBash: the paths a bash line on Windows writes (Git Bash, MSYS2, Cygwin) as Windows
+// spells them; on other systems a path is what it says.
+func TestFromBash(t *testing.T) {
+	windows := Env{OS: "windows"}
+	for _, tt := range []struct {
+		env  Env
+		path string
+		want string
+		ok   bool
+	}{
+		{windows, "/c/Users/me/infra", `C:\Users\me\infra`, true},
+		{windows, "/D/work", `D:\work`, true},
+		{windows, "/c", `C:\`, true},
+		{windows, "/cygdrive/c/Users/me", `C:\Users\me`, true},
+		{windows, "/c/Users/me/../you/./x", `C:\Users\you\x`, true},
+		{windows, `C:\Users\me`, `C:\Users\me`, true},
+		{windows, "C:/Users/me", "C:/Users/me", true},
+		{windows, "infra/prod", "infra/prod", true},
+		{windows, "/usr/bin", "", false},
+		{windows, "/tmp/x", "", false},
+		{windows, "/", "", false},
+		{windows, "/cd/x", "", false},
+		{Env{OS: "linux"}, "/c/Users/me", "/c/Users/me", true},
+	} {
+		got, ok := tt.env.FromBash(tt.path)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s FromBash(%q) = %q, %v; want %q, %v", tt.env.OS, tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestAbs(t *testing.T) {
+	windows, linux := Env{OS: "windows"}, Env{OS: "linux"}
+	for _, tt := range []struct {
+		env             Env
+		dir, path, want string
+	}{
+		{windows, `C:\work`, `infra`, `C:\work\infra`},
+		{windows, `C:\work`, `D:\x\..\y`, `D:\y`},
+		{windows, `D:\work\repo`, `\etc\x`, `D:\etc\x`},
+		{windows, `\\srv\share\repo`, `/x`, `\\srv\share\x`},
+		{windows, `C:\work`, `..\..\..`, `C:\`},
+		{linux, "/work", "infra/../x", "/work/x"},
+		{linux, "/work", "/etc/x", "/etc/x"},
+	} {
+		if got := tt.env.Abs(tt.dir, tt.path); got != tt.want {
+			t.Errorf("%s Abs(%q, %q) = %q, want %q", tt.env.OS, tt.dir, tt.path, got, tt.want)
 		}
 	}
 }

@@ -49,6 +49,10 @@ func Load(o Options) (*rules.Policy, error) {
 	for _, f := range files {
 		data, err := os.ReadFile(f.File)
 		if err != nil {
+			if fi, serr := os.Stat(f.File); serr == nil && fi.IsDir() {
+				// Windows says "Incorrect function" when a folder is read.
+				err = &fs.PathError{Op: "read", Path: f.File, Err: errors.New("is a directory")}
+			}
 			return p, fmt.Errorf("read %s policy: %w", f.Layer, err)
 		}
 		layer, err := Parse(data, f.File, f.Layer, o.Providers)

@@ -3,16 +3,18 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 func TestProtected(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	repo := filepath.Join(home, "src", "repo")
 	for _, f := range []string{
@@ -30,10 +32,12 @@ func TestProtected(t *testing.T) {
 		}
 	}
 	link := filepath.Join(repo, "sub", "link.yaml")
-	if err := os.Symlink(filepath.Join(repo, ProjectFile), link); err != nil {
-		t.Fatal(err)
+	links := testenv.Symlinks()
+	if links {
+		testenv.Symlink(t, filepath.Join(repo, ProjectFile), link)
 	}
-	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, OS: "linux"}})
+	env := paths.Env{Home: home}
+	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: env})
 	tests := []struct {
 		path string
 		tree bool
@@ -44,7 +48,7 @@ func TestProtected(t *testing.T) {
 		{filepath.Join(root, "elsewhere", ProjectFile), false, nil, "self.policy-write"}, // a new project policy
 		{filepath.Join(home, ".config", "ctxguard", "policy.yaml"), false, nil, "self.policy-write"},
 		{filepath.Join(home, ".config", "ctxguard", "providers", "x.yaml"), false, nil, "self.policy-write"},
-		{"/etc/ctxguard/policy.yaml", false, nil, "self.policy-write"},
+		{env.ManagedPolicy(), false, nil, "self.policy-write"},
 		{filepath.Join(home, ".claude", "settings.local.json"), false, nil, "self.hook-write"},
 		{filepath.Join(root, "x", ".claude", "settings.json"), false, nil, "self.hook-write"},
 		{filepath.Join(home, ".copilot", "hooks", "ctxguard.json"), false, nil, "self.hook-write"},
@@ -60,6 +64,9 @@ func TestProtected(t *testing.T) {
 		{filepath.Join(root, "elsewhere"), true, nil, ""},
 	}
 	for _, tt := range tests {
+		if tt.path == link && !links {
+			continue // a system that makes no symlinks (Wine 8)
+		}
 		pr, ok := s.Match(tt.path, tt.tree, tt.into)
 		if got := pr.Rule; ok != (tt.want != "") || got != tt.want {
 			t.Errorf("Match(%s, %v, %v) = %q %v, want %q", tt.path, tt.tree, tt.into, got, ok, tt.want)
@@ -103,7 +110,7 @@ func TestParseWriters(t *testing.T) {
 // each file `ctxguard install` writes, in both scopes and with the environment variables that
 // move them, and each other file or folder the harness runs hooks from, is protected.
 func TestProtectedHookFiles(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	repo := filepath.Join(root, "src", "repo")
 	moved := map[string]string{
@@ -112,7 +119,7 @@ func TestProtectedHookFiles(t *testing.T) {
 	}
 	for _, vars := range []map[string]string{nil, moved} {
 		env := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, Lookup: env, OS: "linux"}})
+		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, Lookup: env}})
 		protected := func(p string) {
 			t.Helper()
 			if pr, ok := s.Match(p, false, nil); !ok || pr.Rule != "self.hook-write" {
@@ -123,7 +130,7 @@ func TestProtectedHookFiles(t *testing.T) {
 			protected(filepath.FromSlash(set.UserFile(home, env)))
 			protected(filepath.Join(repo, filepath.FromSlash(set.ProjectFile)))
 		}
-		files := harness.Files(home, env, "linux")
+		files := harness.Files(home, env, runtime.GOOS)
 		if len(files) < 2*len(harness.Setups()) {
 			t.Fatalf("harness.Files lists %d files", len(files))
 		}
@@ -138,7 +145,7 @@ func TestProtectedHookFiles(t *testing.T) {
 			protected(p)
 		}
 	}
-	s := Protected(Options{Cwd: repo, Env: paths.Env{Home: home, OS: "linux"}})
+	s := Protected(Options{Cwd: repo, Env: paths.Env{Home: home}})
 	for text, want := range map[string]bool{
 		"$HOME/.gemini/settings.json": true, "${CODEX_HOME:-~/.codex}/hooks.json": true, "$DIR/.cursor/hooks.json": true,
 		"$OUT/settings.json": false,
@@ -150,6 +157,31 @@ func TestProtectedHookFiles(t *testing.T) {
 	for _, p := range []string{filepath.Join(repo, ".gemini", "notes.txt"), filepath.Join(home, ".codex", "sessions", "x.json")} {
 		if pr, ok := s.Match(p, false, nil); ok {
 			t.Errorf("Match(%s) = %v, want no protection", p, pr)
+		}
+	}
+}
+
+// TestProtectedNamesFoldCase: on Windows and macOS (NTFS, APFS as macOS formats it) a file
+// name matches in any case, so .CTXGUARD.yaml is the project policy there (and is refused on
+// Linux too, where that costs nothing).
+func TestProtectedNamesFoldCase(t *testing.T) {
+	for _, tt := range []struct {
+		env  paths.Env
+		path string
+		want bool
+	}{
+		{paths.Env{OS: "darwin", Home: "/Users/u"}, "/Users/u/src/repo/.CTXGUARD.yaml", true},
+		{paths.Env{OS: "darwin", Home: "/Users/u"}, "/Users/u/src/repo/.Claude/Settings.json", true},
+		{paths.Env{OS: "windows", Home: `C:\Users\u`}, `C:\Users\u\src\repo\.CtxGuard.YAML`, true},
+		{paths.Env{OS: "linux", Home: "/home/u"}, "/home/u/src/repo/.CTXGUARD.yaml", true},
+		{paths.Env{OS: "linux", Home: "/home/u"}, "/home/u/src/repo/.ctxguard.yaml", true},
+	} {
+		if (tt.env.OS == "windows") != (runtime.GOOS == "windows") {
+			continue // Self takes paths apart with the running system's rules (.ci/wine runs these)
+		}
+		s := Protected(Options{Env: tt.env})
+		if _, got := s.Match(tt.path, false, nil); got != tt.want {
+			t.Errorf("%s: Match(%s) = %v, want %v", tt.env.OS, tt.path, got, tt.want)
 		}
 	}
 }

@@ -112,7 +112,8 @@ func read(f string) (*record, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("session memory %s: not a regular file", f)
 	}
-	fh, err := os.Open(f)
+	var fh *os.File
+	err = retry(func() (err error) { fh, err = open(f); return err })
 	if err != nil {
 		return nil, fmt.Errorf("session memory: %w", err)
 	}
@@ -209,7 +210,7 @@ func write(f string, rec record) error {
 		err = cerr
 	}
 	if err == nil {
-		err = rename(tmp.Name(), f)
+		err = retry(func() error { return os.Rename(tmp.Name(), f) })
 	}
 	if err != nil {
 		return fmt.Errorf("remember switch: %w", err)
@@ -217,16 +218,14 @@ func write(f string, rec record) error {
 	return nil
 }
 
-// rename moves the new file into place. On Windows a rename over a file that another hook has
-// open for reading fails for that moment (os.Open does not share delete access there), so a
-// failed rename is retried a few times before it counts.
-func rename(from, to string) error {
-	var err error
-	for i := range 5 {
-		if err = os.Rename(from, to); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
+// retry runs op again, a few times over at most 180 ms, while it fails for a moment that another
+// hook causes on Windows: an open while another hook's rename replaces the file, or two renames
+// over one file (ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED). Elsewhere op runs once.
+func retry(op func() error) error {
+	err := op()
+	for i := 1; err != nil && transient(err) && i <= 8; i++ {
+		time.Sleep(time.Duration(i) * 5 * time.Millisecond)
+		err = op()
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -18,7 +20,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func newStore(t *testing.T) (*Store, *time.Time) {
 	now := t0
-	return &Store{Dir: Dir(filepath.Join(t.TempDir(), "ctxguard")), Now: func() time.Time { return now }}, &now
+	return &Store{Dir: Dir(filepath.Join(testenv.TempDir(t), "ctxguard")), Now: func() time.Time { return now }}, &now
 }
 
 func az(value, scope string) rules.Switched {
@@ -115,6 +117,9 @@ func TestPrune(t *testing.T) {
 }
 
 func TestModes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no mode bits: the folder's ACL, inherited from the user's profile, keeps other users out")
+	}
 	s, _ := newStore(t)
 	must(t, s.Remember("s", []rules.Switched{az("dev", "A")}))
 	for _, c := range []struct {
@@ -132,33 +137,33 @@ func TestModes(t *testing.T) {
 func TestBadFiles(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(s *Store, f string)
+		setup func(t *testing.T, s *Store, f string)
 		want  string // a substring of the error
 	}{
-		{"not JSON", func(s *Store, f string) { os.WriteFile(f, []byte("{not json"), 0o600) }, "invalid character"},
-		{"an unknown field", func(s *Store, f string) {
+		{"not JSON", func(t *testing.T, s *Store, f string) { os.WriteFile(f, []byte("{not json"), 0o600) }, "invalid character"},
+		{"an unknown field", func(t *testing.T, s *Store, f string) {
 			os.WriteFile(f, []byte(`{"version":1,"provider":"az","entries":[],"extra":1}`), 0o600)
 		}, "unknown field"},
-		{"another version", func(s *Store, f string) {
+		{"another version", func(t *testing.T, s *Store, f string) {
 			os.WriteFile(f, []byte(`{"version":2,"provider":"az","entries":[]}`), 0o600)
 		}, "version 2"},
-		{"another provider's file", func(s *Store, f string) {
+		{"another provider's file", func(t *testing.T, s *Store, f string) {
 			os.WriteFile(f, []byte(`{"version":1,"provider":"kubectl","entries":[]}`), 0o600)
 		}, `"kubectl"`},
-		{"a directory", func(s *Store, f string) { os.Mkdir(f, 0o700) }, "not a regular file"},
-		{"a symlink", func(s *Store, f string) {
+		{"a directory", func(t *testing.T, s *Store, f string) { os.Mkdir(f, 0o700) }, "not a regular file"},
+		{"a symlink", func(t *testing.T, s *Store, f string) {
 			target := filepath.Join(filepath.Dir(s.Dir), "elsewhere.json")
 			os.WriteFile(target, []byte(`{"version":1,"provider":"az","entries":[]}`), 0o600)
-			os.Symlink(target, f)
+			testenv.Symlink(t, target, f)
 		}, "not a regular file"},
-		{"too large", func(s *Store, f string) { os.WriteFile(f, make([]byte, maxFile+1), 0o600) }, "larger than"},
+		{"too large", func(t *testing.T, s *Store, f string) { os.WriteFile(f, make([]byte, maxFile+1), 0o600) }, "larger than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newStore(t)
 			must(t, os.MkdirAll(s.Dir, 0o700))
 			f := s.file("s", "az")
-			tt.setup(s, f)
+			tt.setup(t, s, f)
 			got, err := s.Recall("s", "az")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Recall = %v, %v; want an error with %q", got, err, tt.want)
@@ -178,7 +183,7 @@ func TestBadFiles(t *testing.T) {
 // TestConcurrent runs many writers and readers of one session at once, as parallel tool calls
 // do: a reader must never see a torn file, and every provider's last write must survive.
 func TestConcurrent(t *testing.T) {
-	s := &Store{Dir: Dir(filepath.Join(t.TempDir(), "ctxguard"))}
+	s := &Store{Dir: Dir(filepath.Join(testenv.TempDir(t), "ctxguard"))}
 	providers := []string{"az", "kubectl", "gcloud", "terraform"}
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)

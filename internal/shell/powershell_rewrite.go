@@ -22,7 +22,7 @@ func QuotePowerShell(s string) string {
 			break
 		}
 	}
-	if bare {
+	if bare || decimal(s) {
 		return s
 	}
 	var b strings.Builder
@@ -35,6 +35,15 @@ func QuotePowerShell(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// decimal reports whether s is a decimal integer PowerShell reads back as itself (pac auth select
+// --index 1): digits only, without a leading zero, which a number would lose.
+func decimal(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	return strings.Trim(s, "0123456789") == ""
 }
 
 // RewritePowerShell is [Rewrite] for a PowerShell line: the edits are applied, the result is

@@ -212,7 +212,7 @@ func encodePS(s string) string {
 }
 
 func TestQuotePowerShell(t *testing.T) {
-	for _, v := range []string{"prod", "Contoso-Dev", "11111111-1111-4111-8111-111111111111", "a b", "it's", "it’s", "$x", "-x", "0x10", "@a", "", "a;b", "`n", "tab\there"} {
+	for _, v := range []string{"prod", "Contoso-Dev", "11111111-1111-4111-8111-111111111111", "a b", "it's", "it’s", "$x", "-x", "0x10", "@a", "", "a;b", "`n", "tab\there", "1", "42", "007", "1e5"} {
 		q := QuotePowerShell(v)
 		calls, err := ParsePowerShell("x " + q)
 		if err != nil || len(calls) != 1 || len(calls[0].Args) != 1 {
@@ -222,6 +222,13 @@ func TestQuotePowerShell(t *testing.T) {
 		a := calls[0].Args[0]
 		if !a.Literal || a.Value != v {
 			t.Errorf("QuotePowerShell(%q) = %s, which reads back as %q (literal %v)", v, q, a.Value, a.Literal)
+		}
+	}
+	// A profile index stays a bare number in a fix (pac auth select --index 1); a number that
+	// PowerShell would read differently is quoted.
+	for v, want := range map[string]string{"1": "1", "42": "42", "007": "'007'", "1e5": "'1e5'", "0x10": "'0x10'"} {
+		if got := QuotePowerShell(v); got != want {
+			t.Errorf("QuotePowerShell(%q) = %s, want %s", v, got, want)
 		}
 	}
 }

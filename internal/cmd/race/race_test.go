@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // TestRace runs a short race with the real kubectl (fast enough for a test; az takes a third of
@@ -19,7 +21,7 @@ func TestRace(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is not on PATH: %v", err)
 	}
-	bin, err := build(t.TempDir())
+	bin, err := build(testenv.TempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
