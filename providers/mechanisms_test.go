@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -192,7 +193,7 @@ context:
 	got, err := providers.NewReader().Resolve(s, spec.Input{System: paths.Env{}, Home: home,
 		Env: env(map[string]string{"HOME": home, "MY_ALIAS": "prod"})})
 	want := []spec.Known{{ID: "id-1", Name: "dev"}, {ID: "id-2", Name: "prod"}}
-	if err != nil || got.Value != "id-2" || got.Name != "prod" || len(got.Known) != 2 || got.Known[0] != want[0] || got.Known[1] != want[1] {
+	if err != nil || got.Value != "id-2" || got.Name != "prod" || !reflect.DeepEqual(got.Known, want) {
 		t.Errorf("Resolve = %+v, %v; want id-2 named prod, known %v", got, err, want)
 	}
 }

@@ -665,7 +665,16 @@ func (x *run) known(k *spec.KnownList, docs []doc) []spec.Known {
 			if k.Name != "" {
 				name = e.Get(k.Name).String()
 			}
-			out = append(out, spec.Known{ID: id, Name: name})
+			kn := spec.Known{ID: id, Name: name}
+			for f, path := range k.Fields {
+				if v := e.Get(path); v.Exists() && v.Type != gjson.Null {
+					if kn.Fields == nil {
+						kn.Fields = make(map[string]string, len(k.Fields))
+					}
+					kn.Fields[f] = v.String()
+				}
+			}
+			out = append(out, kn)
 			return true
 		})
 	}

@@ -56,6 +56,7 @@ type resolveCase struct {
 	dir     string      // the call's directory under the root; "" is work
 	want    spec.Active // Value, Name, From and File are always compared
 	known   bool        // compare want.Known too
+	fields  bool        // and the known contexts' Fields
 	lets    bool        // compare want.Vars too
 	wantErr string      // a substring of the error, which must be a *providers.StateError
 	unknown string      // a substring of the error, which must wrap spec.ErrUnknown
@@ -271,10 +272,13 @@ func resolveCases() []resolveCase {
 		{name: "pac", provider: "pac", files: []string{"pac/authprofiles_v2.synthetic.json", pacLinux},
 			want: spec.Active{Value: "https://contoso.crm4.dynamics.com/", Name: "Contoso Production", From: spec.From{Kind: spec.FromFile}, File: pacLinux,
 				Known: []spec.Known{
-					{ID: "https://contoso-dev.crm4.dynamics.com/", Name: "contoso-dev"},
-					{ID: "https://contoso.crm4.dynamics.com/", Name: "contoso-prod"},
-					{ID: "https://service.powerapps.com/", Name: ""},
-				}}, known: true},
+					{ID: "https://contoso-dev.crm4.dynamics.com/", Name: "contoso-dev", Fields: map[string]string{
+						"type": "Sandbox", "environment": "Contoso Dev", "environment_id": "1d1d1d1d-0000-4000-8000-000000000001", "geo": "EMEA", "user": "alice@contoso.example"}},
+					{ID: "https://contoso.crm4.dynamics.com/", Name: "contoso-prod", Fields: map[string]string{
+						"type": "Production", "environment": "Contoso Production", "environment_id": "2e2e2e2e-0000-4000-8000-000000000002", "geo": "EMEA", "user": "alice@contoso.example"}},
+					// A null in the file is no value: the profile without an environment has no type.
+					{ID: "https://service.powerapps.com/", Name: "", Fields: map[string]string{"geo": "EMEA", "user": "alice@contoso.example"}},
+				}}, known: true, fields: true},
 		{name: "pac folder case matters on Linux", provider: "pac",
 			files: []string{"pac/authprofiles_v2.synthetic.json", "home/.local/share/Microsoft/PowerAppsCLI/authprofiles_v2.json"},
 			want:  spec.Active{}},
@@ -426,6 +430,9 @@ func TestResolve(t *testing.T) {
 			w := view{Value: want.Value, Name: want.Name, From: want.From, File: want.File}
 			if tt.known {
 				g.Known, w.Known = got.Known, want.Known
+				if !tt.fields {
+					g.Known = withoutFields(got.Known)
+				}
 			}
 			if tt.lets {
 				g.Vars, w.Vars = got.Vars, want.Vars
@@ -435,6 +442,18 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutFields is known without the Fields of its contexts, for the cases about ids and names.
+func withoutFields(known []spec.Known) []spec.Known {
+	if known == nil {
+		return nil
+	}
+	out := make([]spec.Known, len(known))
+	for i, k := range known {
+		out[i] = spec.Known{ID: k.ID, Name: k.Name}
+	}
+	return out
 }
 
 // TestFixturesIntact guards the copies: az's byte-order mark is the point of several cases.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -190,6 +191,16 @@ func (c *checker) context(ctx *Context) {
 			c.add("context.known.id", "known.id is required: the gjson path of an id in the list")
 		}
 		c.gjsonPath("context.known.list", k.List)
+		for _, name := range slices.Sorted(maps.Keys(k.Fields)) {
+			switch path := k.Fields[name]; {
+			case !isLet(name):
+				c.add("context.known.fields."+name, "field %q must be lowercase letters, digits and _", name)
+			case name == "id" || name == "name":
+				c.add("context.known.fields."+name, "field %q is always there: it is known.%s", name, name)
+			case path == "":
+				c.add("context.known.fields."+name, "field %q needs the gjson path of its value within an element", name)
+			}
+		}
 	}
 	for i, e := range ctx.Exists {
 		path := at("context.exists", i)

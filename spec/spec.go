@@ -166,6 +166,10 @@ type KnownList struct {
 	List string `yaml:"list"` // gjson path of an array
 	ID   string `yaml:"id"`   // path of the id within an element
 	Name string `yaml:"name"` // path of the name within an element
+	// Fields name more of an element's values (field name -> path within the element), which a
+	// policy's conditions can match: pac's environment type (type: EnvironmentType), az's
+	// tenant. The names are the provider's vocabulary; "id" and "name" are taken.
+	Fields map[string]string `yaml:"fields"`
 }
 
 // Exists is one check that a rewrite target exists.

@@ -105,8 +105,12 @@ func (f From) String() string {
 	return string(f.Kind) + " " + f.Name
 }
 
-// Known is one context that a state file lists: its id and its display name.
-type Known struct{ ID, Name string }
+// Known is one context that a state file lists: its id, its display name and the values of the
+// spec's KnownList.Fields that its element has (nil when it has none).
+type Known struct {
+	ID, Name string
+	Fields   map[string]string
+}
 
 // Let is one Let value and where it came from.
 type Let struct {

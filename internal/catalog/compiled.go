@@ -190,6 +190,13 @@ var builtinSpecs = []*spec.Spec{
 				List: "subscriptions",
 				ID:   "id",
 				Name: "name",
+				Fields: map[string]string{
+					"cloud":     "environmentName",
+					"state":     "state",
+					"tenant":    "tenantDisplayName",
+					"tenant_id": "tenantId",
+					"user":      "user.name",
+				},
 			},
 			CaseInsensitive: true,
 		},
@@ -1665,6 +1672,11 @@ var builtinSpecs = []*spec.Spec{
 				List: "contexts",
 				ID:   "name",
 				Name: "name",
+				Fields: map[string]string{
+					"cluster":   "context.cluster",
+					"namespace": "context.namespace",
+					"user":      "context.user",
+				},
 			},
 		},
 		Bind: &spec.Bind{
@@ -2280,6 +2292,13 @@ var builtinSpecs = []*spec.Spec{
 				List: "Profiles",
 				ID:   "Resource",
 				Name: "Name",
+				Fields: map[string]string{
+					"environment":    "FriendlyName",
+					"environment_id": "EnvironmentId",
+					"geo":            "EnvironmentGeo",
+					"type":           "EnvironmentType",
+					"user":           "User",
+				},
 			},
 		},
 		Switch: []spec.Switch{

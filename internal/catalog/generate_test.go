@@ -8,7 +8,9 @@ import (
 	"os"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/builtin"
@@ -124,6 +126,21 @@ func (g *generator) value(v reflect.Value, typed bool) {
 			g.WriteString(",\n")
 		}
 		g.WriteString("}")
+	case reflect.Map:
+		// Keys in order, so that the file does not change from one run to the next.
+		if typed {
+			g.WriteString(typeName(v.Type()))
+		}
+		g.WriteString("{\n")
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+		for _, k := range keys {
+			g.value(k, false)
+			g.WriteString(": ")
+			g.value(v.MapIndex(k), false)
+			g.WriteString(",\n")
+		}
+		g.WriteString("}")
 	case reflect.String:
 		g.WriteString(strconv.Quote(v.String()))
 	case reflect.Bool:
@@ -141,6 +158,8 @@ func typeName(t reflect.Type) string {
 		return "*" + typeName(t.Elem())
 	case t.Kind() == reflect.Slice && t.Name() == "":
 		return "[]" + typeName(t.Elem())
+	case t.Kind() == reflect.Map && t.Name() == "":
+		return "map[" + typeName(t.Key()) + "]" + typeName(t.Elem())
 	case t.PkgPath() == "":
 		return t.Name()
 	}
