@@ -58,11 +58,12 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 		return
 	}
 	if e.envOnly(p) {
+		t.bound = tgt
 		e.bindEnvPowerShell(t, p, c, tgt, where)
 		return
 	}
 	ed, text := e.bindEdit(p, c, tgt)
-	t.Binding, t.Fixed = text, fixedCall(c, ed)
+	t.Binding, t.Fixed, t.bound = text, fixedCall(c, ed), tgt
 	fix := fmt.Sprintf("run: %s", t.Fixed)
 	if !eff.Allowed {
 		t.Context.Allowed = false

@@ -61,15 +61,15 @@ func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) sp
 }
 
 // dir is the call's absolute working directory: the line's, moved by `cd` and by the provider's
-// directory flags (terraform -chdir). It is "" when a `cd` or a directory flag is not literal or
-// names no place ctxguard knows: the reader then refuses relative state paths instead of
-// guessing.
+// directory flags (terraform -chdir; p is nil for a command no provider guards). It is "" when a
+// `cd` or a directory flag is not literal or names no place ctxguard knows: the reader then
+// refuses relative state paths instead of guessing.
 func (e *engine) dir(p *spec.Spec, c *Call, a argv) string {
 	if c.DirUnknown {
 		return ""
 	}
 	rels := []string{c.Dir}
-	if len(p.DirFlags) > 0 {
+	if p != nil && len(p.DirFlags) > 0 {
 		if w, ok := own(p, a).flag(p.DirFlags); ok {
 			if !w.Literal {
 				return ""

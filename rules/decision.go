@@ -32,6 +32,9 @@ type Result struct {
 	// Switches are the switches the line lets through, in order, with their effect: what a
 	// session remembers once the line has run.
 	Switches []Switched
+	// Facts are the facts the rules' conditions read ("unattended": "true", "now": …), with
+	// "not known" for one that was not.
+	Facts map[string]string
 }
 
 // CallTrace records how one guarded call was decided. Its JSON form is part of the
@@ -53,6 +56,9 @@ type CallTrace struct {
 	Matched []string `json:"matched,omitempty"`
 	// Lifted lists those of them a human lifted, each with the lift ("RULE lifted until …").
 	Lifted []string `json:"lifted,omitempty"`
+	// Conditions says, for each user rule whose match matched, why its conditions let it apply
+	// or not ("user.project.2: not applied: time: mon-fri 09:00-17:00 Europe/Berlin").
+	Conditions []string `json:"conditions,omitempty"`
 }
 
 // ContextTrace says which context a call runs in and where that came from.
@@ -88,6 +94,8 @@ const (
 	KindSelf Kind = "self"
 	// KindRule is a call no provider guards that a user's rule matched.
 	KindRule Kind = "rule"
+	// KindWrite is a file tool's write that a user's rule matched.
+	KindWrite Kind = "write"
 )
 
 // Origin is where the context a call runs in came from. Its words are part of the

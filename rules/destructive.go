@@ -58,39 +58,6 @@ func harmless(a argv, unless []string) bool {
 	return false
 }
 
-// userRules applies the policy's own rules to a guarded call.
-func (e *engine) userRules(t *trace, c *Call, a argv, path []string) {
-	for _, r := range e.in.Policy.Rules {
-		name, rest, _ := strings.Cut(r.Match, " ")
-		if !strings.EqualFold(name, c.Name) {
-			continue
-		}
-		if _, ok := e.pattern(rest).match(a, path); !ok {
-			continue
-		}
-		t.Matched = append(t.Matched, r.ID)
-		if e.lifted(t, r.ID) {
-			continue
-		}
-		reason := fmt.Sprintf("[ctxguard/%s] %s (rule at %s)", r.ID, r.Reason, r.Src)
-		switch r.Decision {
-		case SettingDeny:
-			t.decide(VerdictDeny, r.ID, reason)
-		case SettingAsk:
-			t.decide(VerdictAsk, r.ID, reason)
-		}
-	}
-}
-
-// userRulesOnly applies the user's rules to a call no provider guards (the rules may name any
-// command).
-func (e *engine) userRulesOnly(c *Call) (trace, bool) {
-	t := trace{CallTrace: CallTrace{Argv: values(c), Via: c.Via, Kind: KindRule}}
-	a := argv{words: c.Args}
-	e.userRules(&t, c, a, a.path())
-	return t, len(t.Matched) > 0
-}
-
 // DestructiveRule is the rule id of a provider's destructive entry: "az.destructive.group-delete".
 func DestructiveRule(provider, match string) string {
 	return provider + ".destructive." + slug(match)

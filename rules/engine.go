@@ -46,6 +46,20 @@ type Input struct {
 	// for this call, with a note that says by whom and until when: the rule then adds nothing.
 	// The caller never lifts a rule of the managed layer (Policy.Locked). Nil lifts nothing.
 	Lifted func(rule string) (note string, ok bool)
+	// Facts are what the rules' conditions read besides the calls (see [Facts]).
+	Facts Facts
+	// Write is what a file tool is about to write, for the rules about files; nil for a line.
+	Write *Write
+}
+
+// Write is what a file tool is about to write.
+type Write struct {
+	// Path is the file, absolute.
+	Path string
+	// Text is what the file will hold where the tool changes it: the whole file for a write, the
+	// lines an edit leaves around its change (so that a rule sees `publicNetworkAccess:
+	// 'Enabled'` when an edit only turned 'Disabled' into 'Enabled').
+	Text string
 }
 
 // Switched is the effect of a switch that the line lets through: the context it selects, the
@@ -85,7 +99,13 @@ func Evaluate(in Input) Result {
 			}
 		}
 	}
+	if in.Write != nil {
+		if t, ok := e.fileRules(); ok {
+			res.Calls = append(res.Calls, t.CallTrace)
+		}
+	}
 	res.Switches = e.switches
+	res.Facts = e.facts
 	res.Verdict, res.Rule, res.Reason = summarise(res.Calls)
 	if res.Verdict < VerdictRewrite && len(res.Edits) > 0 {
 		res.Verdict = VerdictRewrite
@@ -125,6 +145,8 @@ type engine struct {
 	switches []Switched
 	memo     map[string]resolved
 	patterns map[string]pattern
+	// facts are the facts conditions read, for explanations.
+	facts map[string]string
 }
 
 // carry records a switch's effect on the rest of the line.
@@ -137,6 +159,8 @@ func (e *engine) carry(s Switched) {
 type trace struct {
 	CallTrace
 	edits []Edit
+	// bound is the context a rewrite (or the fixed command of a deny) binds the call to.
+	bound string
 }
 
 // decide records a verdict on the trace if it is stricter than the one it has.
@@ -200,7 +224,7 @@ func (e *engine) call(c *Call) []trace {
 	}
 	e.redefines(&t, p, cp, c, a, path)
 	e.destructive(&t, p, c, a, path)
-	e.userRules(&t, c, a, path)
+	e.userRules(&t, p, c, a, path)
 	return append(out, t)
 }
 

@@ -1,6 +1,9 @@
 package rules
 
-import "strconv"
+import (
+	"regexp"
+	"strconv"
+)
 
 // Setting is a decision setting of the policy (unbound, destructive, rewrite, a rule's
 // decision): what the policy asks for, not what the engine answers (that is a [Verdict]), hence
@@ -126,11 +129,26 @@ type Valued struct {
 	Src   Source
 }
 
-// UserRule is one of the user's own rules: a command pattern and the decision it forces.
+// UserRule is one of the user's own rules: what it applies to, when, and the decision it forces
+// there. A rule only ever adds ask or deny.
+//
+// A rule with Match is about shell commands; one with Paths or Content is about what a file tool
+// writes; one with neither applies to every call of a CLI that a provider guards (and, with
+// Tools naming file tools, to every write of those tools). Tools narrows any of them to the
+// harness tools named.
 type UserRule struct {
 	ID       string
 	Match    string // the CLI word followed by a command pattern ("az ad app permission grant")
+	Tools    []string
+	Paths    []PathPattern
+	Content  *regexp.Regexp
 	Decision Setting
 	Reason   string
-	Src      Source
+	// When and Unless are the rule's conditions: it applies when one item of When holds (or
+	// When is empty) and no item of Unless does.
+	When, Unless []Condition
+	Src          Source
 }
+
+// file reports whether the rule is about a file tool's write.
+func (r *UserRule) file() bool { return len(r.Paths) > 0 || r.Content != nil }

@@ -24,6 +24,21 @@ type Request struct {
 	// Paths are the files a tool that is not a shell writes (Claude Code's Write, Edit,
 	// MultiEdit, NotebookEdit), as sent; Shell is "" then.
 	Paths []string
+	// Changes are what such a tool writes to the file, in order; nil when the tool's input says
+	// nothing a rule could check.
+	Changes []Change
+	// Unattended says whether the harness would run the call without a human confirming it (its
+	// permission mode), and Subagent whether a subagent makes it; nil where the harness does not
+	// say. Conditions read them (see [Facts]).
+	Unattended *bool
+	Subagent   *bool
+}
+
+// Change is one thing a file tool writes: the whole file (Old is ""), or an edit that replaces
+// Old with New (every occurrence with All).
+type Change struct {
+	Old, New string
+	All      bool
 }
 
 // The languages a Request's line may be written in (Request.Shell, Input.Shell).

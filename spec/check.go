@@ -20,6 +20,7 @@ type Problem struct{ Path, Msg string }
 func Check(s *Spec) []Problem {
 	var c checker
 	c.spec(s)
+	c.examples(s)
 	return c.problems
 }
 
@@ -163,6 +164,53 @@ func (c *checker) spec(s *Spec) {
 			}
 		}
 	}
+}
+
+func (c *checker) examples(s *Spec) {
+	for i, ex := range s.Examples {
+		path := at("examples", i)
+		if strings.TrimSpace(ex.Command) == "" {
+			c.add(path+".command", "an example needs a command")
+		}
+		if ex.Shell != "" && ex.Shell != "bash" && ex.Shell != "powershell" {
+			c.add(path+".shell", "shell must be bash or powershell, not %q", ex.Shell)
+		}
+		if ex.Active != nil && ex.Active.ID == "" {
+			c.add(path+".active", "active needs an id")
+		}
+		for j, k := range ex.Known {
+			if k.ID == "" {
+				c.add(at(path+".known", j), "a known context needs an id")
+			}
+		}
+		switch ex.Unbound {
+		case "", "allow", "fix", "ask", "deny":
+		default:
+			c.add(path+".unbound", "unbound must be allow, fix, ask or deny, not %q", ex.Unbound)
+		}
+		if ex.Default != "" && len(ex.Allow) == 0 {
+			c.add(path+".default", "a default needs an allow list")
+		}
+		c.expect(path+".expect", ex.Expect)
+	}
+}
+
+// expect checks what an example or a policy test expects.
+func (c *checker) expect(path string, e Expect) {
+	switch {
+	case e.Decision == "":
+		c.add(path, "expect needs a decision: %s", strings.Join(Decisions, ", "))
+	case !slices.Contains(Decisions, e.Decision):
+		c.add(path+".decision", "decision %q is not one of %s", e.Decision, strings.Join(Decisions, ", "))
+	}
+}
+
+// CheckExpect checks what a policy test expects, as an example's expect is checked; the
+// problems' paths are relative to path.
+func CheckExpect(path string, e Expect) []Problem {
+	var c checker
+	c.expect(path, e)
+	return c.problems
 }
 
 func (c *checker) context(ctx *Context) {

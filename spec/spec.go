@@ -59,6 +59,9 @@ type Spec struct {
 	// Options are the CLI's other long options, for Prefix: a prefix is expanded only when it
 	// names exactly one known option.
 	Options []string `yaml:"options"`
+	// Examples show and prove what the entries above decide (`ctxguard test`). A hook run needs
+	// none of them, so the compiled built-in specs leave them out.
+	Examples []Example `yaml:"examples" generate:"-"`
 
 	// Source names where the spec came from ("builtin:providers/az.yaml", a file path); set by
 	// the loader, used in explanations.

@@ -146,6 +146,7 @@ func (s schemaWalker) check(path string, node map[string]any, typ reflect.Type) 
 	}
 	switch typ.Kind() {
 	case reflect.Struct:
+		// A value YAML may also write as a scalar (spec.ContextValue): check the object branch.
 		node = s.branch(node, "object")
 		props, _ := node["properties"].(map[string]any)
 		if node["additionalProperties"] != false {
@@ -172,22 +173,15 @@ func (s schemaWalker) check(path string, node map[string]any, typ reflect.Type) 
 			}
 		}
 	case reflect.Slice:
-		items, ok := node["items"].(map[string]any)
-		if !ok && node["oneOf"] != nil {
-			// A string or a list (spec.Strings): check the list branch.
-			for _, b := range node["oneOf"].([]any) {
-				if bm := s.resolve(b.(map[string]any)); bm["type"] == "array" {
-					items, ok = bm["items"].(map[string]any)
-				}
-			}
-		}
+		// A string or a list (spec.Strings), one item or a list (when): check the list branch.
+		items, ok := s.branch(node, "array")["items"].(map[string]any)
 		if !ok {
 			t.Errorf("%s: array without items", path)
 			return
 		}
 		s.check(path+"[]", items, typ.Elem())
 	case reflect.Map:
-		add, ok := node["additionalProperties"].(map[string]any)
+		add, ok := s.branch(node, "object")["additionalProperties"].(map[string]any)
 		if !ok {
 			t.Errorf("%s: map without additionalProperties", path)
 			return
