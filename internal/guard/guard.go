@@ -53,7 +53,25 @@ type Outcome struct {
 
 // Decide decides one command line. It never fails: whatever goes wrong becomes a deny whose
 // reason names the cause, because a guard that errors out is a guard that lets the call through.
-func Decide(req rules.Request, env paths.Env) Outcome {
+func Decide(req rules.Request, env paths.Env) Outcome { return DecideWith(req, env, Override{}) }
+
+// Override replaces what a decision would otherwise read from the machine: `ctxguard test` runs
+// a policy file's tests against that file alone, with faked state and facts; `ctxguard explain`
+// takes facts from its flags. The zero Override replaces nothing, which is what the hook uses.
+type Override struct {
+	// Policy is the policy to decide by, instead of the files found from the request's directory.
+	Policy *rules.Policy
+	// State reads the CLIs' state instead of their files.
+	State rules.State
+	// Facts replaces the machine's facts (the clock, the host name, the groups) for the
+	// conditions; its zero fields are not known. Nil keeps the machine's.
+	Facts *rules.Facts
+	// Env is the environment the conditions and the state see, instead of the process's.
+	Env func(string) (string, bool)
+}
+
+// DecideWith is Decide with parts of the machine replaced.
+func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	out := Outcome{Input: req.Command, Command: req.Command, Shell: rules.ShellBash, Cwd: req.Cwd}
 	if req.Shell == rules.ShellPowerShell {
 		out.Shell = rules.ShellPowerShell
@@ -64,12 +82,15 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	}
 	names := cat.Names()
 	popts := policy.Options{Cwd: req.Cwd, Env: env, Providers: names}
-	pol, err := policy.Load(popts)
-	if pol != nil {
-		out.Audit = pol.Audit
-	}
-	if err != nil {
-		return out.deny("policy.error", err)
+	pol := ov.Policy
+	if pol == nil {
+		pol, err = policy.Load(popts)
+		if pol != nil {
+			out.Audit = pol.Audit
+		}
+		if err != nil {
+			return out.deny("policy.error", err)
+		}
 	}
 	out.Policies, out.RewriteMode = pol.Files, pol.RewriteMode
 	if len(pol.Files) == 0 {
@@ -86,8 +107,15 @@ func Decide(req rules.Request, env paths.Env) Outcome {
 	}
 	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
 	in := rules.Input{
-		Calls: calls, Policy: pol, Providers: specs, State: providers.NewReader(), Quote: quoter(req),
+		Calls: calls, Policy: pol, Providers: specs, State: ov.State, Quote: quoter(req),
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,
+		Facts: facts(req, ov.Facts), Write: written(req, pol),
+	}
+	if in.State == nil {
+		in.State = providers.NewReader()
+	}
+	if ov.Env != nil {
+		in.Env = ov.Env
 	}
 	mem, note := openMemory(req, env, pol)
 	if note != "" {

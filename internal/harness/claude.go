@@ -29,6 +29,30 @@ var claudeShells = shellTools{
 	"Monitor":    {"bash", "bash"},
 }
 
+// claudeModes says, for each of Claude Code's permission modes
+// (https://code.claude.com/docs/en/iam#permission-modes), whether it runs a call without asking
+// the user, for a policy's unattended condition: a shell command, and a file tool's write
+// (acceptEdits accepts edits, not commands).
+var claudeModes = map[string]struct{ shell, files bool }{
+	"default":           {},
+	"plan":              {},
+	"acceptEdits":       {files: true},
+	"auto":              {shell: true, files: true},
+	"dontAsk":           {shell: true, files: true},
+	"bypassPermissions": {shell: true, files: true},
+}
+
+// claudeUnattended reads claudeModes for a tool; a mode Claude Code did not document is not
+// known.
+func claudeUnattended(mode, tool string) *bool {
+	m, ok := claudeModes[mode]
+	if !ok {
+		return nil
+	}
+	_, file := claudeFileTools[tool]
+	return known(m.shell || file && m.files)
+}
+
 func (claude) Name() string { return "claude" }
 
 func (claude) decode(top object) (*Request, error) {
@@ -40,6 +64,9 @@ func (claude) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read claude payload: %w", err)
 	}
+	// agent_id is sent only inside a subagent.
+	req.Subagent = known(req.Agent != "")
+	req.Unattended = claudeUnattended(req.Mode, req.Tool)
 	return req, nil
 }
 
@@ -300,42 +327,13 @@ func claudeRefusal(answer []byte) (string, error) {
 }
 
 // claudeFileTools are Claude Code's tools that write a file, and the tool_input fields that name
-// it (https://code.claude.com/docs/en/hooks, "PreToolUse input"). ctxguard reads them for one
-// purpose: an agent must not rewrite ctxguard's own policy or hooks, which would switch the guard
-// off. Every other tool that is not a shell stays unread, and the hook stays silent on it.
-var claudeFileTools = map[string][]string{
-	"Write":        {"file_path"},
-	"Edit":         {"file_path"},
-	"MultiEdit":    {"file_path"},
-	"NotebookEdit": {"notebook_path", "file_path"},
-}
-
-// withFilePaths fills req.Paths for a file-writing tool from its arguments raw (the payload's
-// member name). A file tool whose path cannot be read is an error, which the hook answers with a
-// deny: a hook that cannot tell which file is written must not wave the write through.
-func withFilePaths(req *Request, raw json.RawMessage, name string, tools map[string][]string) (*Request, error) {
-	fields, ok := tools[req.Tool]
-	if !ok || req.Shell != "" {
-		return req, nil
-	}
-	if raw == nil || isNull(raw) {
-		return nil, fmt.Errorf("missing %s for %s", name, req.Tool)
-	}
-	obj, err := argsObject(raw, name)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fields {
-		p, present, err := obj.str(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if present && p != "" {
-			req.Paths = append(req.Paths, p)
-		}
-	}
-	if len(req.Paths) == 0 {
-		return nil, fmt.Errorf("%s of %s names no file (%v)", name, req.Tool, fields)
-	}
-	return req, nil
+// it and hold what it writes (https://code.claude.com/docs/en/hooks, "PreToolUse input").
+// ctxguard reads them so that an agent cannot rewrite ctxguard's own policy or hooks, which would
+// switch the guard off, and for the policy's rules about what is written (a content pattern in a
+// *.bicep). Every other tool that is not a shell stays unread, and the hook stays silent on it.
+var claudeFileTools = map[string]fileTool{
+	"Write":        {paths: []string{"file_path"}, text: "content"},
+	"Edit":         {paths: []string{"file_path"}, old: "old_string", text: "new_string", all: "replace_all"},
+	"MultiEdit":    {paths: []string{"file_path"}, edits: "edits", old: "old_string", text: "new_string", all: "replace_all"},
+	"NotebookEdit": {paths: []string{"notebook_path", "file_path"}, text: "new_source"},
 }

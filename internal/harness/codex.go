@@ -25,7 +25,18 @@ func (codex) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read codex payload: %w", err)
 	}
+	req.Unattended = codexUnattended(req.Mode, req.Tool)
 	return req, nil
+}
+
+// codexUnattended: Codex sends permission_mode bypassPermissions when it never asks (approval
+// policy never, as codex exec runs). Its default mode runs sandboxed commands without asking
+// too, so whether a human confirms a call there is not known.
+func codexUnattended(mode, _ string) *bool {
+	if mode == "bypassPermissions" {
+		return known(true)
+	}
+	return nil
 }
 
 func (codex) Encode(w io.Writer, req *Request, a Answer) error {

@@ -35,6 +35,11 @@ func (copilot) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read copilot payload: %w", err)
 	}
+	// A subagent's hooks carry its id; the main agent's carry none, and neither do older
+	// Copilot versions' hooks for a subagent, so an absent id does not say main.
+	if req.Agent != "" {
+		req.Subagent = known(true)
+	}
 	return req, nil
 }
 
@@ -43,7 +48,7 @@ func decodeCopilot(top object) (*Request, error) {
 		return decodeSnakeCase(top, "copilot", copilotShells)
 	}
 	req := &Request{Request: rules.Request{Harness: "copilot"}}
-	err := top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"cwd", &req.Cwd})
+	err := top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"agentId", &req.Agent}, field{"cwd", &req.Cwd})
 	if err != nil {
 		return nil, err
 	}
@@ -57,12 +62,12 @@ func decodeCopilot(top object) (*Request, error) {
 	return withFilePaths(req, raw, "toolArgs", copilotFileTools)
 }
 
-// copilotFileTools are Copilot CLI's tools that write a file and the toolArgs fields that name
-// it, read for self-protection as Claude Code's are (claudeFileTools). Measured on Copilot CLI
+// copilotFileTools are Copilot CLI's tools that write a file, and the toolArgs fields that name
+// it and hold what it writes, read as Claude Code's are (claudeFileTools). Measured on Copilot CLI
 // 1.0.102: create {path, file_text} and edit {path, old_str, new_str}, with an absolute path.
-var copilotFileTools = map[string][]string{
-	"create": {"path"},
-	"edit":   {"path"},
+var copilotFileTools = map[string]fileTool{
+	"create": {paths: []string{"path"}, text: "file_text"},
+	"edit":   {paths: []string{"path"}, old: "old_str", text: "new_str"},
 }
 
 // copilotOutput is Copilot CLI's preToolUse decision. Copilot parses all of stdout as one JSON

@@ -46,8 +46,11 @@ func decodeGemini(top object) (*Request, error) {
 	}
 	input, _ := top.get("tool_input")
 	req, err := withShellArgs(req, geminiShells, input, "tool_input")
-	if err != nil || req.Shell == "" {
-		return req, err
+	if err != nil {
+		return nil, err
+	}
+	if req.Shell == "" {
+		return withFilePaths(req, input, "tool_input", geminiFileTools)
 	}
 	// run_shell_command runs in dir_path when it is given: a directory of the workspace, absolute
 	// or relative to the project root, which is the hook's cwd.
@@ -68,6 +71,14 @@ func decodeGemini(top object) (*Request, error) {
 // isAbs accepts both systems' absolute paths, since the payload may come from either.
 func isAbs(p string) bool {
 	return filepath.IsAbs(p) || strings.HasPrefix(p, "/") || len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+// geminiFileTools are Gemini CLI's tools that write a file: write_file {file_path, content} and
+// replace {file_path, old_string, new_string, expected_replacements}
+// (google-gemini/gemini-cli docs/tools/file-system.md).
+var geminiFileTools = map[string]fileTool{
+	"write_file": {paths: []string{"file_path"}, text: "content"},
+	"replace":    {paths: []string{"file_path"}, old: "old_string", text: "new_string", all: "expected_replacements"},
 }
 
 // geminiOutput is Gemini CLI's BeforeTool answer. reason is what the agent reads for a deny.
@@ -127,7 +138,7 @@ var geminiSetup = Setup{
 	Skeleton:    "{}\n",
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"BeforeTool", compact(hookGroup{
-			Matcher: "run_shell_command",
+			Matcher: "run_shell_command|write_file|replace",
 			Hooks: []commandHook{{
 				Type: "command", Name: "ctxguard", Command: line(o.GOOS, self, "hook", "--harness", "gemini"),
 				Timeout: timeout * 1000,

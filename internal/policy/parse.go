@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,8 @@ type fileSchema struct {
 	Rules       []*ruleSchema             `yaml:"rules"`
 	// Audit is true, false or {path, max_size}; see audit.go.
 	Audit any `yaml:"audit"`
+	// Tests are run by `ctxguard test` (see tests.go); a hook run decodes them and no more.
+	Tests []*testSchema `yaml:"tests"`
 }
 
 // sessionSchema is what the policy says about session memory (the switches ctxguard remembers
@@ -42,10 +45,15 @@ type contextSchema struct {
 }
 
 type ruleSchema struct {
-	ID       *string `yaml:"id"`
-	Match    string  `yaml:"match"`
-	Decision string  `yaml:"decision"`
-	Reason   string  `yaml:"reason"`
+	ID       *string                    `yaml:"id"`
+	Match    string                     `yaml:"match"`
+	Tool     words                      `yaml:"tool"`
+	Path     words                      `yaml:"path"`
+	Content  *string                    `yaml:"content"`
+	When     oneOrMany[conditionSchema] `yaml:"when"`
+	Unless   oneOrMany[conditionSchema] `yaml:"unless"`
+	Decision string                     `yaml:"decision"`
+	Reason   string                     `yaml:"reason"`
 }
 
 // rewriteAllowNote says why rewrite: allow, which older files may hold, is not read.
@@ -95,7 +103,7 @@ func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, 
 	if s.Session != nil && s.Session.Remember != nil && !*s.Session.Remember {
 		p.Forget, p.ForgetSrc = true, c.src("session.remember")
 	}
-	p.Rules = c.rules(s.Rules, layer)
+	p.Rules = c.rules(s.Rules, layer, filepath.Dir(file))
 	p.Audit = c.audit(s.Audit, layer)
 	if err := c.err(); err != nil {
 		return nil, err
@@ -218,8 +226,9 @@ func (c *checker) def(path, value string, cp *rules.ContextPolicy) {
 }
 
 // rules reads the user's own rules. A rule without an id gets "user.<layer>.<n>", n counting from
-// 1 in the file, so that a reason can always name the rule that fired.
-func (c *checker) rules(rs []*ruleSchema, layer string) []rules.UserRule {
+// 1 in the file, so that a reason can always name the rule that fired. dir is the file's
+// directory, which relative path patterns are taken from.
+func (c *checker) rules(rs []*ruleSchema, layer, dir string) []rules.UserRule {
 	var out []rules.UserRule
 	ids := map[string]int{}
 	for i, r := range rs {
@@ -245,13 +254,33 @@ func (c *checker) rules(rs []*ruleSchema, layer string) []rules.UserRule {
 		// The engine splits the CLI word off at the first space, so the pattern is normalised to
 		// single spaces.
 		match := strings.Join(strings.Fields(r.Match), " ")
-		if match == "" {
-			c.errorf(path+".match", "rule has no match: want the command name, then a command pattern")
+		file := len(r.Path) > 0 || r.Content != nil
+		switch {
+		case match != "" && file:
+			c.errorf(path+".match", "a rule is about a command (match) or about what a file tool writes (path, content), not both: split it in two")
 			ok = false
-		} else if name, _, _ := strings.Cut(match, " "); name[0] == '-' || strings.Contains(name, "*") {
-			c.errorf(path+".match", "match %q must start with a command name, not a pattern or a flag", r.Match)
+		case match == "" && strings.TrimSpace(r.Match) != "":
+			c.errorf(path+".match", "empty match")
 			ok = false
+		case match == "" && !file && len(r.Tool) == 0 && len(r.When) == 0 && len(r.Unless) == 0:
+			c.errorf(path, "rule has no match: want the command name and a command pattern (match), what a file tool writes (path, content), or conditions (when, unless) for every guarded call")
+			ok = false
+		case match != "":
+			if name, _, _ := strings.Cut(match, " "); name[0] == '-' || strings.Contains(name, "*") {
+				c.errorf(path+".match", "match %q must start with a command name, not a pattern or a flag", r.Match)
+				ok = false
+			}
 		}
+		rule := rules.UserRule{ID: id, Match: match, Reason: r.Reason, Src: c.src(path)}
+		rule.Tools = c.globs(path+".tool", r.Tool)
+		for i, g := range r.Path {
+			if pp, good := c.pathPattern(c.item(path+".path", i), g, dir); good {
+				rule.Paths = append(rule.Paths, pp)
+			}
+		}
+		rule.Content = c.content(path+".content", r.Content)
+		rule.When = c.conditions(path+".when", &r.When, dir)
+		rule.Unless = c.conditions(path+".unless", &r.Unless, dir)
 		var decision rules.Setting
 		if r.Decision == "" {
 			c.errorf(path+".decision", "rule has no decision: want ask, deny or allow")
@@ -260,7 +289,8 @@ func (c *checker) rules(rs []*ruleSchema, layer string) []rules.UserRule {
 			ok = false
 		}
 		if ok {
-			out = append(out, rules.UserRule{ID: id, Match: match, Decision: decision, Reason: r.Reason, Src: c.src(path)})
+			rule.Decision = decision
+			out = append(out, rule)
 		}
 	}
 	return out
