@@ -376,7 +376,7 @@ func (e *engine) checkActing(c *Condition, s scope) (outcome, string, error) {
 		return unknown, "the context is not known", nil
 	}
 	if len(ac.ids) > 0 {
-		e.fact("context", ac.ids[0])
+		e.fact("context", describe(ContextTrace{Value: ac.ids[0], Name: ac.fields["name"]}))
 	}
 	res := no
 	for _, p := range c.Context {

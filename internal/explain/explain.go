@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/guard"
@@ -28,6 +30,8 @@ type report struct {
 	Notes   []string `json:"notes,omitempty"`
 	// Lifts are the lifts that let a rule's calls through.
 	Lifts []lift.Lift `json:"lifts,omitempty"`
+	// Facts are what the rules' conditions read ("not known" for a fact that was not).
+	Facts map[string]string `json:"facts,omitempty"`
 }
 
 // JSON writes the outcome as one indented JSON object.
@@ -36,7 +40,7 @@ func JSON(w io.Writer, o guard.Outcome) error { return encode(w, newReport(o)) }
 func newReport(o guard.Outcome) report {
 	r := report{
 		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Shell: o.Shell, Cwd: o.Cwd,
-		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes, Lifts: o.Lifts,
+		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes, Lifts: o.Lifts, Facts: o.Facts,
 	}
 	if r.Calls == nil {
 		r.Calls = []rules.CallTrace{}
@@ -58,8 +62,12 @@ func encode(w io.Writer, v any) error {
 // and where that came from, and the decision.
 func Text(w io.Writer, o guard.Outcome) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "command:  %s\n", o.Input)
-	fmt.Fprintf(&b, "shell:    %s\n", o.Shell)
+	if o.Input == "" && len(o.Calls) > 0 && o.Calls[len(o.Calls)-1].Kind == rules.KindWrite {
+		fmt.Fprintf(&b, "write:    %s\n", strings.Join(o.Calls[len(o.Calls)-1].Argv, " "))
+	} else {
+		fmt.Fprintf(&b, "command:  %s\n", o.Input)
+		fmt.Fprintf(&b, "shell:    %s\n", o.Shell)
+	}
 	fmt.Fprintf(&b, "cwd:      %s\n", o.Cwd)
 	if len(o.Policies) == 0 {
 		b.WriteString("policy:   none found\n")
@@ -67,9 +75,20 @@ func Text(w io.Writer, o guard.Outcome) error {
 	for _, p := range o.Policies {
 		fmt.Fprintf(&b, "policy:   %-8s %s\n", p.Layer, p.File)
 	}
+	if len(o.Facts) > 0 {
+		var fs []string
+		for _, k := range slices.Sorted(maps.Keys(o.Facts)) {
+			fs = append(fs, k+" "+o.Facts[k])
+		}
+		fmt.Fprintf(&b, "facts:    %s\n", strings.Join(fs, "; "))
+	}
 	for i, c := range o.Calls {
 		fmt.Fprintf(&b, "call %d:   %s\n", i+1, strings.Join(c.Argv, " "))
-		fmt.Fprintf(&b, "  provider %s, %s", c.Provider, c.Kind)
+		if c.Provider != "" {
+			fmt.Fprintf(&b, "  provider %s, %s", c.Provider, c.Kind)
+		} else {
+			fmt.Fprintf(&b, "  %s", c.Kind)
+		}
 		if len(c.Via) > 0 {
 			fmt.Fprintf(&b, ", via %s", strings.Join(c.Via, " > "))
 		}
@@ -82,6 +101,9 @@ func Text(w io.Writer, o guard.Outcome) error {
 		}
 		for _, l := range c.Lifted {
 			fmt.Fprintf(&b, "  lifted   %s\n", l)
+		}
+		for _, n := range c.Conditions {
+			fmt.Fprintf(&b, "  when     %s\n", n)
 		}
 		fmt.Fprintf(&b, "  decision %s", c.Verdict)
 		if c.Rule != "" {

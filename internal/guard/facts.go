@@ -15,17 +15,17 @@ func facts(req rules.Request, m *rules.Facts) rules.Facts {
 	if m != nil {
 		f = *m
 	} else {
-		f = machine()
+		f = Machine()
 	}
 	f.Harness, f.Tool, f.Mode = req.Harness, req.Tool, req.Mode
 	f.Unattended, f.Subagent = req.Unattended, req.Subagent
 	return f
 }
 
-// machine is the facts of this machine for the rules' conditions: the clock, and the host name
+// Machine is the facts of this machine for the rules' conditions: the clock, and the host name
 // and the user's groups, each read at most once and only when a condition asks for it (a policy
 // without groups never reads the group database).
-func machine() rules.Facts {
+func Machine() rules.Facts {
 	return rules.Facts{
 		Now:    time.Now(),
 		Host:   sync.OnceValues(os.Hostname),

@@ -64,8 +64,7 @@ func (claude) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read claude payload: %w", err)
 	}
-	// agent_id is sent only inside a subagent.
-	req.Subagent = known(req.Agent != "")
+	req.Subagent = Subagent("claude", req.Agent)
 	req.Unattended = claudeUnattended(req.Mode, req.Tool)
 	return req, nil
 }

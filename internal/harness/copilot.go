@@ -35,11 +35,7 @@ func (copilot) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read copilot payload: %w", err)
 	}
-	// A subagent's hooks carry its id; the main agent's carry none, and neither do older
-	// Copilot versions' hooks for a subagent, so an absent id does not say main.
-	if req.Agent != "" {
-		req.Subagent = known(true)
-	}
+	req.Subagent = Subagent("copilot", req.Agent)
 	return req, nil
 }
 

@@ -12,6 +12,20 @@ func Unattended(harness, mode, tool string) *bool {
 	return nil
 }
 
+// Subagent says whether a call whose payload carries the agent id agentID ("" for none) comes
+// from a subagent, where the harness says: Claude Code sends agent_id only inside a subagent;
+// Copilot CLI sends agentId for a subagent, but its older versions sent none, so an absent one
+// says nothing there. Nil where it is not known.
+func Subagent(harness, agentID string) *bool {
+	switch {
+	case harness == "claude":
+		return known(agentID != "")
+	case harness == "copilot" && agentID != "":
+		return known(true)
+	}
+	return nil
+}
+
 // unattended holds, for each harness that sends its permission mode, what the mode means.
 var unattended = map[string]func(mode, tool string) *bool{
 	"claude": claudeUnattended,
