@@ -88,6 +88,12 @@ var commands = []*command{
 		run:     runValidate,
 	},
 	{
+		name:    "test",
+		summary: "run the tests in policy files and the examples in provider files",
+		usage:   builtin.Help("test"),
+		run:     runTest,
+	},
+	{
 		name:    "schema",
 		summary: "print the JSON Schema of policy or provider files, for editors",
 		usage:   builtin.Help("schema"),

@@ -62,10 +62,7 @@ func runValidate(c *runner, args []string) error {
 		}
 		k := *kind
 		if k == "" {
-			k = "policy"
-			if filepath.Base(filepath.Dir(f)) == "providers" || topCommands.Match(data) {
-				k = "provider"
-			}
+			k = fileKind(f, data)
 		}
 		srcs = append(srcs, source{i, f, k, data})
 	}
@@ -146,6 +143,15 @@ func (c *runner) layerOf(file string) string {
 		}
 	}
 	return policy.Project
+}
+
+// fileKind tells a provider file (in a providers folder, or with a top-level commands: key)
+// from a policy file.
+func fileKind(file string, data []byte) string {
+	if filepath.Base(filepath.Dir(file)) == "providers" || topCommands.Match(data) {
+		return "provider"
+	}
+	return "policy"
 }
 
 // defaultFiles are the files a hook run here would read: the policy of each layer and the

@@ -68,6 +68,9 @@ type Override struct {
 	Facts *rules.Facts
 	// Env is the environment the conditions and the state see, instead of the process's.
 	Env func(string) (string, bool)
+	// Providers are more providers to know, beside the catalog's: a provider file whose
+	// examples `ctxguard test` runs before it is installed. A name the catalog has is an error.
+	Providers []*spec.Spec
 }
 
 // DecideWith is Decide with parts of the machine replaced.
@@ -77,6 +80,9 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 		out.Shell = rules.ShellPowerShell
 	}
 	cat, err := catalog.Open(env)
+	if err == nil {
+		err = cat.AddSpecs(ov.Providers)
+	}
 	if err != nil {
 		return out.deny("provider.error", err)
 	}

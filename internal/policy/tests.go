@@ -58,6 +58,8 @@ type Test struct {
 	Groups []string
 	Env    map[string]string
 	Expect spec.Expect
+	// path is the written file as the test names it, for String.
+	path string
 }
 
 // Tests reads the tests of a policy file. Every problem is reported at file:line:col, as Parse
@@ -108,7 +110,7 @@ func (c *checker) test(path string, ts *testSchema, dir string) (Test, bool) {
 			fail(path+".path", "empty path")
 		}
 		req.Shell = ""
-		req.Paths = []string{abs(dir, *ts.Path)}
+		req.Paths, t.path = []string{abs(dir, *ts.Path)}, *ts.Path
 		req.Changes = []rules.Change{{New: deref(ts.Content)}}
 		if ts.Tool == nil {
 			fail(path, "a file tool's write needs the tool (Write, Edit, create, write_file, …)")
@@ -221,5 +223,5 @@ func (t Test) String() string {
 	if t.Request.Command != "" {
 		return t.Request.Command
 	}
-	return fmt.Sprintf("%s %s", t.Request.Tool, t.Request.Paths[0])
+	return fmt.Sprintf("%s %s", t.Request.Tool, t.path)
 }
