@@ -10,10 +10,10 @@ import (
 
 // State fakes the CLIs' state for a case (rules.State): each provider's active context and the
 // contexts its state lists. A context given by a name the list has stands for that context's
-// id. A switch's lookup (pac's --index, --name) finds its target in the list; a target that must
-// exist (a terraform workspace) exists when the list has it or, without a list, always. A switch
-// that selects a configuration (gcloud's configurations activate) is not re-read: the case sees
-// the same active context after it.
+// id. A switch's lookup (pac's --index, --name) finds its target in the list; a switch that
+// selects a configuration (gcloud's configurations activate dev) selects the listed context whose
+// name is the configuration's; a target that must exist (a terraform workspace) exists when the
+// list has it or, without a list, always.
 type State struct {
 	Active map[string]spec.ContextValue
 	Known  map[string][]spec.ContextValue
@@ -27,10 +27,15 @@ func (f State) known(s *spec.Spec) []spec.Known {
 	return out
 }
 
-// Resolve returns the faked active context.
-func (f State) Resolve(s *spec.Spec, _ spec.Input) (spec.Active, error) {
+// Resolve returns the faked active context, or the one a configuration selects.
+func (f State) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	a := spec.Active{Known: f.known(s), Scope: "faked:" + s.Name}
 	v, ok := f.Active[s.Name]
+	for _, name := range in.Vars {
+		if k, found := a.Find(name, s.Context.CaseInsensitive); found {
+			v, ok = spec.ContextValue{ID: k.ID}, true
+		}
+	}
 	if !ok {
 		return a, nil
 	}
