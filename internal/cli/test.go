@@ -22,7 +22,7 @@ func runTest(c *runner, args []string) error {
 	}
 	files := fs.Args()
 	builtins := *withBuiltin
-	if len(files) == 0 {
+	if len(files) == 0 && !builtins {
 		var err error
 		if files, err = c.defaultFiles(); err != nil {
 			return err
