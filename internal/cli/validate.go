@@ -111,6 +111,9 @@ func runValidate(c *runner, args []string) error {
 			findings[s.index] = sorted(err)
 			continue
 		}
+		if _, err := policy.Tests(s.data, s.file); err != nil {
+			findings[s.index] = sorted(err)
+		}
 		for _, note := range p.Notes {
 			fmt.Fprintf(c.stderr, "note: %s\n", note)
 		}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"text/template"
+
+	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/suite"
+)
+
+// TestStarterExamples uncomments the examples of rules and tests that `ctxguard init` writes
+// commented out, and checks that they load as written and that their tests pass: an example a
+// user copies must work.
+func TestStarterExamples(t *testing.T) {
+	tmpl, err := template.New("policy").Parse(builtin.Starter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := tmpl.Execute(&out, struct {
+		Schema string
+		Found  []starterContext
+		Others string
+	}{Schema: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	started := false
+	for _, l := range strings.Split(out.String(), "\n") {
+		started = started || l == "# rules:"
+		if started && (l == "# rules:" || l == "# tests:" || strings.HasPrefix(l, "#   ")) {
+			l = strings.TrimPrefix(l, "# ")
+		}
+		lines = append(lines, l)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".ctxguard.yaml")
+	data := []byte(strings.Join(lines, "\n"))
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := suite.Policy(data, file, catalog.New().Names())
+	if err != nil {
+		t.Fatalf("the starter's examples do not load: %v\n%s", err, data)
+	}
+	if len(cases) < 2 || len(cases[0].Policy.Rules) != 7 {
+		t.Fatalf("%d tests and %d rules in the starter's examples, want 2 and 7", len(cases), len(cases[0].Policy.Rules))
+	}
+	home := t.TempDir()
+	env := paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
+		if k == "CTXGUARD_MANAGED_POLICY" {
+			return filepath.Join(home, "none"), true
+		}
+		return "", false
+	}}
+	for _, c := range cases {
+		if r := suite.Run(c, env); !r.Passed() {
+			t.Errorf("starter test at line %d (%s): %v", c.Line, c.What, r.Problems)
+		}
+	}
+}
