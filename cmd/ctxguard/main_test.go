@@ -160,9 +160,11 @@ var sessions atomic.Int64
 // payload FILE HARNESS COMMAND [key=value…] writes a hook payload for COMMAND as HARNESS sends
 // it (claude, copilot, gemini, cursor: beforeShellExecution, cursor-tool: Cursor's preToolUse,
 // codex), with cwd $WORK unless cwd=DIR is given; session=, agent= (claude's
-// agent_id), mode= and tool= set the other fields; file=PATH makes a claude payload a file
-// tool's (tool=Write …), whose content is COMMAND. A payload without session= is a session of
-// its own, so that session memory links only the payloads a script means to link.
+// agent_id), mode= and tool= set the other fields; file=PATH makes a payload a file tool's
+// (tool=Write …; Copilot's create, Gemini's write_file), whose content is COMMAND, and with
+// old=TEXT an edit that replaces TEXT with COMMAND (Claude's Edit, Copilot's edit, Gemini's
+// replace). A payload without session= is a session of its own, so that session memory links
+// only the payloads a script means to link.
 func payload(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
 		ts.Fatalf("usage: payload FILE HARNESS|cursor-tool COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME] [file=PATH]")
@@ -197,26 +199,39 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 				f = filepath.Join(opt["cwd"], f)
 			}
 			p.(map[string]any)["tool_input"] = map[string]any{"file_path": f, "content": args[2]}
+			if old, ok := opt["old"]; ok {
+				p.(map[string]any)["tool_input"] = map[string]any{"file_path": f, "old_string": old, "new_string": args[2]}
+			}
 		}
 	case "copilot":
 		tool := opt["tool"]
 		if tool == "" {
 			tool = "bash"
 		}
-		targs, _ := json.Marshal(map[string]any{"command": args[2], "description": "test"})
+		in := map[string]any{"command": args[2], "description": "test"}
 		if f, ok := opt["file"]; ok {
 			// A file tool (create, edit): COMMAND is the content, file= the path (relative to cwd).
 			if !filepath.IsAbs(f) {
 				f = filepath.Join(opt["cwd"], f)
 			}
-			targs, _ = json.Marshal(map[string]any{"path": f, "file_text": args[2]})
+			in = map[string]any{"path": f, "file_text": args[2]}
+			if old, ok := opt["old"]; ok {
+				in = map[string]any{"path": f, "old_str": old, "new_str": args[2]}
+			}
 		}
+		targs, _ := json.Marshal(in)
 		p = map[string]any{"sessionId": opt["session"], "timestamp": 1787400000000, "cwd": opt["cwd"], "toolName": tool, "toolArgs": string(targs)}
 	case "gemini":
+		tool, in := "run_shell_command", map[string]any{"command": args[2], "description": "test"}
+		if f, ok := opt["file"]; ok {
+			tool, in = "write_file", map[string]any{"file_path": filepath.Join(opt["cwd"], f), "content": args[2]}
+			if old, ok := opt["old"]; ok {
+				tool, in = "replace", map[string]any{"file_path": filepath.Join(opt["cwd"], f), "old_string": old, "new_string": args[2]}
+			}
+		}
 		p = map[string]any{
 			"session_id": opt["session"], "transcript_path": "/tmp/t.json", "cwd": opt["cwd"], "hook_event_name": "BeforeTool",
-			"timestamp": "2026-08-22T10:15:00.000Z", "tool_name": "run_shell_command",
-			"tool_input": map[string]any{"command": args[2], "description": "test"},
+			"timestamp": "2026-08-22T10:15:00.000Z", "tool_name": tool, "tool_input": in,
 		}
 	case "cursor": // beforeShellExecution, which cannot rewrite
 		p = map[string]any{

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/suite"
 )
 
@@ -103,15 +105,35 @@ func (c *runner) casesOf(f, cwd string, cat *catalog.Catalog) ([]suite.Case, err
 		return nil, err
 	}
 	if fileKind(f, data) == "policy" {
-		return suite.Policy(data, abs, cat.Names())
+		cases, err := suite.Policy(data, abs, cat.Names())
+		return cases, named(err, abs, f)
 	}
 	s, pos, err := catalog.Decode(data, abs)
 	if err != nil {
-		return nil, err
+		return nil, named(err, abs, f)
 	}
 	// A provider the catalog has (installed in the providers folder) runs as installed; one it
 	// does not have is brought in by its examples.
 	return suite.Examples(s, pos, cwd, cat.Spec(s.Name) == nil), nil
+}
+
+// named names the file in err's problems as the user did: the file is parsed by its absolute
+// path, which relative patterns in it are taken from.
+func named(err error, abs, given string) error {
+	if err == nil {
+		return nil
+	}
+	var out []error
+	for _, e := range unjoin(err) {
+		var ce *codec.Error
+		if errors.As(e, &ce) && ce.File == abs {
+			c := *ce
+			c.File = given
+			e = &c
+		}
+		out = append(out, e)
+	}
+	return errors.Join(out...)
 }
 
 // builtinCases are the examples of the built-in providers.
