@@ -339,3 +339,50 @@ func TestFileRules(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkConditions measures the engine on one call under a rule whose every condition is
+// evaluated (and holds), against the same rule without conditions: the cost conditions add to a
+// decision, the machine's facts faked (reading them is the guard's, measured by
+// internal/guard's BenchmarkDecideConditions).
+func BenchmarkConditions(b *testing.B) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		b.Fatal(err)
+	}
+	every := []rules.Condition{{
+		Unattended: ptr(false), Modes: []string{"default", "plan"}, Agents: []string{rules.AgentMain}, Harnesses: []string{"claude"},
+		Cwd:     []rules.PathPattern{{Glob: "**"}},
+		Context: []rules.ContextPattern{{{Globs: []string{"*"}}}, {{Field: "tier", Globs: []string{"sandbox"}}}},
+		Env:     []rules.EnvPattern{{Name: "CI", Globs: []string{"*"}}},
+		Hosts:   []string{"*"}, Groups: []string{"*"},
+		Times: []rules.Window{{Days: 0x7f, From: 0, To: 24 * 60, Loc: berlin}},
+		Dates: []rules.DateRange{{From: rules.Date{Year: 2000, Month: 1, Day: 1}, To: rules.Date{Year: 2999, Month: 12, Day: 31}, Loc: time.UTC}},
+	}}
+	calls, err := shell.Parse("acme deploy --region eu")
+	if err != nil {
+		b.Fatal(err)
+	}
+	facts := rules.Facts{
+		Harness: "claude", Mode: "default", Unattended: ptr(false), Subagent: ptr(false), Now: time.Now(),
+		Host:   func() (string, error) { return "laptop", nil },
+		Groups: func() ([]string, error) { return []string{"1000", "staff"}, nil },
+	}
+	st := fieldState{fakeState{acme: map[string]string{"main": "id-dev"}}}
+	for _, tc := range []struct {
+		name string
+		when []rules.Condition
+	}{{"none", nil}, {"every", every}} {
+		rule := rules.UserRule{ID: "r", Match: "acme deploy", Decision: rules.SettingAsk, When: tc.when}
+		in := rules.Input{
+			Calls: calls, Policy: policy(map[string]*rules.ContextPolicy{"acme": {Allow: allow("Dev")}}, rules.SettingAllow, rule), Providers: []*spec.Spec{acme},
+			State: st, Quote: shell.Quote, Cwd: "/repo", OS: "linux", Env: func(string) (string, bool) { return "1", true }, Facts: facts,
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if res := rules.Evaluate(in); res.Verdict != rules.VerdictAsk {
+					b.Fatal(res.Verdict, res.Reason)
+				}
+			}
+		})
+	}
+}

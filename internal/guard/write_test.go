@@ -1,6 +1,7 @@
 package guard_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,25 @@ func TestFacts(t *testing.T) {
 	}
 	if o := decide(rules.Request{Command: "az group export -n x", Harness: "claude", Mode: "dontAsk", Unattended: &yes, Subagent: &no}, nil); o.Verdict == rules.VerdictAsk {
 		t.Errorf("the main agent: %v %s", o.Verdict, o.Reason)
+	}
+}
+
+// BenchmarkDecideConditions is BenchmarkDecide's one-call and seven-call lines under the same
+// policy with rules that use every condition (testdata/machine/conditions), the machine's
+// host name and groups read as the hook reads them; compare with BenchmarkDecide.
+func BenchmarkDecideConditions(b *testing.B) {
+	env, repo := machine(b)
+	dir := filepath.Join(filepath.Dir(repo), "conditions")
+	for _, n := range []int{1, 7} {
+		req := rules.Request{Command: line(n), Cwd: dir, Harness: "claude", Mode: "default", Tool: "Bash"}
+		no := false
+		req.Unattended, req.Subagent = &no, &no
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if o := guard.Decide(req, env); o.Verdict == rules.VerdictDeny || n == 1 && o.Rule != "every-condition" {
+					b.Fatal(o.Rule, o.Reason)
+				}
+			}
+		})
 	}
 }

@@ -36,13 +36,14 @@ func (w *words) UnmarshalYAML(unmarshal func(any) error) error {
 // oneOrMany is a list that YAML may also write as its one item (when: {…} or when: [{…}, …]).
 type oneOrMany[T any] []*T
 
+// UnmarshalYAML decodes a list, or else one item. A mapping given for the list fails at once,
+// before any of its content is decoded, with a message that names the list's type; any other
+// failure is the list's own and is returned as it is. (Probing the node's kind by decoding it
+// into an interface first cost a second decode of every condition at every hook run.)
 func (o *oneOrMany[T]) UnmarshalYAML(unmarshal func(any) error) error {
-	var probe any
-	if err := unmarshal(&probe); err != nil {
+	err := unmarshal((*[]*T)(o))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("cannot unmarshal !!map into []*%T", *new(T))) {
 		return err
-	}
-	if _, isList := probe.([]any); isList {
-		return unmarshal((*[]*T)(o))
 	}
 	one := new(T)
 	if err := unmarshal(one); err != nil {

@@ -5,7 +5,8 @@
 //	go run ./internal/cmd/bench [-runs N]
 //
 // The machine is internal/guard's testdata: a policy for all six built-in providers and each
-// one's state, as the real CLIs write it. (hyperfine, from Debian's packages, can time the same
+// one's state, as the real CLIs write it (and the same policy with rules that use every
+// condition). (hyperfine, from Debian's packages, can time the same
 // binaries; it must then run them through a shell to feed stdin, and subtract the shell.)
 package main
 
@@ -49,14 +50,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	payload := func(line string) []byte {
+	payloadIn := func(dir, line string) []byte {
 		b, _ := json.Marshal(map[string]any{
-			"session_id": "bench", "cwd": filepath.Join(machine, "repo"), "permission_mode": "default",
+			"session_id": "bench", "cwd": filepath.Join(machine, dir), "permission_mode": "default",
 			"hook_event_name": "PreToolUse", "tool_name": "Bash",
 			"tool_input": map[string]any{"command": line, "description": "bench", "timeout": 120000},
 		})
 		return b
 	}
+	payload := func(line string) []byte { return payloadIn("repo", line) }
 	many := make([]string, 1000)
 	for i := range many {
 		many[i] = "kubectl get pods -n team-a"
@@ -79,6 +81,10 @@ func main() {
 		{"hook: 7 calls, all six CLIs", []string{hook, "hook", "--harness", "claude"}, payload("az group list && kubectl get pods && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done"), nil},
 		{"hook: 100 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many[:100], " && ")), nil},
 		{"hook: 1000 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many, " && ")), nil},
+		// A policy whose rules use every condition (testdata/machine/conditions): the call meets
+		// one that evaluates all of them, host name and group database included.
+		{"hook: one az call, every condition", []string{hook, "hook", "--harness", "claude"}, payloadIn("conditions", "az group list -o table"), nil},
+		{"hook: 7 calls, every condition", []string{hook, "hook", "--harness", "claude"}, payloadIn("conditions", "az group list && kubectl apply -f k8s && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done"), nil},
 	}
 	env := append(os.Environ(),
 		"HOME="+filepath.Join(machine, "home"), "XDG_CONFIG_HOME="+filepath.Join(machine, "home", ".config"),
