@@ -120,13 +120,14 @@ type Facts struct {
 	Groups func() ([]string, error)
 }
 
-// outcome is what a test, a condition or a list of them comes to.
+// outcome is what a test, a condition or a list of them comes to, in the order of how surely it
+// holds.
 type outcome int8
 
 const (
-	no outcome = iota
+	no      outcome = iota
+	unknown         // a fact it needs is not known
 	yes
-	unknown // a fact it needs is not known
 )
 
 // scope is what a condition is evaluated against: one call, or a file tool's write.
@@ -152,22 +153,8 @@ type acting struct {
 func (e *engine) check(c *Condition, s scope) (outcome, string, error) {
 	res := yes
 	var held, unknowns []string
-	// Cheapest first, so that a condition that fails early never reads the machine.
-	tests := []func() (outcome, string, error){
-		func() (outcome, string, error) { return e.checkUnattended(c) },
-		func() (outcome, string, error) { return e.checkWord("permission_mode", c.Modes, e.in.Facts.Mode) },
-		func() (outcome, string, error) { return e.checkAgent(c) },
-		func() (outcome, string, error) { return e.checkWord("harness", c.Harnesses, e.in.Facts.Harness) },
-		func() (outcome, string, error) { return e.checkCwd(c, s) },
-		func() (outcome, string, error) { return e.checkEnv(c) },
-		func() (outcome, string, error) { return e.checkTimes(c) },
-		func() (outcome, string, error) { return e.checkDates(c) },
-		func() (outcome, string, error) { return e.checkActing(c, s) },
-		func() (outcome, string, error) { return e.checkHost(c) },
-		func() (outcome, string, error) { return e.checkGroups(c) },
-	}
-	for _, test := range tests {
-		o, why, err := test()
+	for _, test := range conditionTests {
+		o, why, err := test(e, c, s)
 		switch {
 		case err != nil:
 			return no, why, err
@@ -186,6 +173,14 @@ func (e *engine) check(c *Condition, s scope) (outcome, string, error) {
 	return res, strings.Join(held, ", "), nil
 }
 
+// conditionTests are a condition's tests, cheapest first, so that a condition that fails early
+// never reads the machine.
+var conditionTests = [...]func(e *engine, c *Condition, s scope) (outcome, string, error){
+	(*engine).checkUnattended, (*engine).checkModes, (*engine).checkAgent, (*engine).checkHarness,
+	(*engine).checkCwd, (*engine).checkEnv, (*engine).checkTimes, (*engine).checkDates,
+	(*engine).checkActing, (*engine).checkHost, (*engine).checkGroups,
+}
+
 // fact records a fact that a condition read, for explanations.
 func (e *engine) fact(name, value string) {
 	if e.facts == nil {
@@ -196,7 +191,7 @@ func (e *engine) fact(name, value string) {
 
 const notKnown = "not known"
 
-func (e *engine) checkUnattended(c *Condition) (outcome, string, error) {
+func (e *engine) checkUnattended(c *Condition, _ scope) (outcome, string, error) {
 	if c.Unattended == nil {
 		return yes, "", nil
 	}
@@ -213,7 +208,7 @@ func (e *engine) checkUnattended(c *Condition) (outcome, string, error) {
 	return yes, want, nil
 }
 
-func (e *engine) checkAgent(c *Condition) (outcome, string, error) {
+func (e *engine) checkAgent(c *Condition, _ scope) (outcome, string, error) {
 	if len(c.Agents) == 0 {
 		return yes, "", nil
 	}
@@ -227,6 +222,14 @@ func (e *engine) checkAgent(c *Condition) (outcome, string, error) {
 		agent = AgentSubagent
 	}
 	return e.checkWord("agent", c.Agents, agent)
+}
+
+func (e *engine) checkModes(c *Condition, _ scope) (outcome, string, error) {
+	return e.checkWord("permission_mode", c.Modes, e.in.Facts.Mode)
+}
+
+func (e *engine) checkHarness(c *Condition, _ scope) (outcome, string, error) {
+	return e.checkWord("harness", c.Harnesses, e.in.Facts.Harness)
 }
 
 // checkWord tests a fact that is one word against a list of words.
@@ -272,7 +275,7 @@ func globList(ps []PathPattern) string {
 	return strings.Join(out, ", ")
 }
 
-func (e *engine) checkEnv(c *Condition) (outcome, string, error) {
+func (e *engine) checkEnv(c *Condition, _ scope) (outcome, string, error) {
 	for _, p := range c.Env {
 		desc := fmt.Sprintf("env %s: %s", p.Name, strings.Join(p.Globs, ", "))
 		v, ok := "", false
@@ -294,24 +297,42 @@ func (e *engine) checkEnv(c *Condition) (outcome, string, error) {
 	return yes, "env: " + texts(c.Env, func(p EnvPattern) string { return p.Name + "=" + strings.Join(p.Globs, "|") }), nil
 }
 
-func (e *engine) checkTimes(c *Condition) (outcome, string, error) {
-	if len(c.Times) == 0 {
+func (e *engine) checkTimes(c *Condition, _ scope) (outcome, string, error) {
+	return checkClock(e, "time", "the time", c.Times)
+}
+
+func (e *engine) checkDates(c *Condition, _ scope) (outcome, string, error) {
+	return checkClock(e, "dates", "the date", c.Dates)
+}
+
+// period is a stretch of time a condition names: a weekly window or a date range.
+type period interface {
+	holds(time.Time) bool
+	text() string
+}
+
+// checkClock tests the time against periods: it holds when one of them does.
+func checkClock[P period](e *engine, key, what string, ps []P) (outcome, string, error) {
+	if len(ps) == 0 {
 		return yes, "", nil
 	}
-	desc := "time: " + texts(c.Times, func(w Window) string { return w.Text })
+	desc := key + ": " + texts(ps, func(p P) string { return p.text() })
 	now := e.in.Facts.Now
 	if now.IsZero() {
 		e.fact("now", notKnown)
-		return unknown, "the time is not known", nil
+		return unknown, what + " is not known", nil
 	}
 	e.fact("now", now.Format(time.RFC3339))
-	for _, w := range c.Times {
-		if w.holds(now) {
+	for _, p := range ps {
+		if p.holds(now) {
 			return yes, desc, nil
 		}
 	}
 	return no, desc, nil
 }
+
+func (w Window) text() string    { return w.Text }
+func (d DateRange) text() string { return d.Text }
 
 // holds reports whether t is inside the window.
 func (w Window) holds(t time.Time) bool {
@@ -323,25 +344,6 @@ func (w Window) holds(t time.Time) bool {
 	}
 	// Overnight: the evening of one of Days, or the morning after it.
 	return day(t.Weekday()) && m >= w.From || day((t.Weekday()+6)%7) && m < w.To
-}
-
-func (e *engine) checkDates(c *Condition) (outcome, string, error) {
-	if len(c.Dates) == 0 {
-		return yes, "", nil
-	}
-	desc := "dates: " + texts(c.Dates, func(d DateRange) string { return d.Text })
-	now := e.in.Facts.Now
-	if now.IsZero() {
-		e.fact("now", notKnown)
-		return unknown, "the date is not known", nil
-	}
-	e.fact("now", now.Format(time.RFC3339))
-	for _, d := range c.Dates {
-		if d.holds(now) {
-			return yes, desc, nil
-		}
-	}
-	return no, desc, nil
 }
 
 // holds reports whether t falls on one of the range's days in its time zone.
@@ -430,43 +432,39 @@ func (p ContextPattern) match(ac acting) outcome {
 	return res
 }
 
-func (e *engine) checkHost(c *Condition) (outcome, string, error) {
-	if len(c.Hosts) == 0 {
-		return yes, "", nil
+func (e *engine) checkHost(c *Condition, _ scope) (outcome, string, error) {
+	var read func() ([]string, error)
+	if h := e.in.Facts.Host; h != nil {
+		read = func() ([]string, error) {
+			name, err := h()
+			return []string{name}, err
+		}
 	}
-	desc := "host: " + strings.Join(c.Hosts, ", ")
-	if e.in.Facts.Host == nil {
-		e.fact("host", notKnown)
-		return unknown, "the host name is not known", nil
-	}
-	h, err := e.in.Facts.Host()
-	if err != nil {
-		return no, desc, fmt.Errorf("read the host name: %w", err)
-	}
-	e.fact("host", h)
-	if slices.ContainsFunc(c.Hosts, func(g string) bool { return Glob(g, h, true) }) {
-		return yes, desc, nil
-	}
-	return no, desc, nil
+	return e.checkMachine("host", "the host name", "is", c.Hosts, read, true)
 }
 
-func (e *engine) checkGroups(c *Condition) (outcome, string, error) {
-	if len(c.Groups) == 0 {
+func (e *engine) checkGroups(c *Condition, _ scope) (outcome, string, error) {
+	return e.checkMachine("groups", "the user's groups", "are", c.Groups, e.in.Facts.Groups, e.in.System.GOOS() == "windows")
+}
+
+// checkMachine tests a fact of the machine, read only now that a condition needs it, against
+// globs: it holds when one of the values read matches one of them.
+func (e *engine) checkMachine(key, what, verb string, globs []string, read func() ([]string, error), fold bool) (outcome, string, error) {
+	if len(globs) == 0 {
 		return yes, "", nil
 	}
-	desc := "groups: " + strings.Join(c.Groups, ", ")
-	if e.in.Facts.Groups == nil {
-		e.fact("groups", notKnown)
-		return unknown, "the user's groups are not known", nil
+	desc := key + ": " + strings.Join(globs, ", ")
+	if read == nil {
+		e.fact(key, notKnown)
+		return unknown, what + " " + verb + " not known", nil
 	}
-	gs, err := e.in.Facts.Groups()
+	have, err := read()
 	if err != nil {
-		return no, desc, fmt.Errorf("read the user's groups: %w", err)
+		return no, desc, fmt.Errorf("read %s: %w", what, err)
 	}
-	e.fact("groups", strings.Join(gs, ", "))
-	fold := e.in.System.GOOS() == "windows"
-	for _, g := range c.Groups {
-		if slices.ContainsFunc(gs, func(have string) bool { return Glob(g, have, fold) }) {
+	e.fact(key, strings.Join(have, ", "))
+	for _, g := range globs {
+		if slices.ContainsFunc(have, func(h string) bool { return Glob(g, h, fold) }) {
 			return yes, desc, nil
 		}
 	}

@@ -90,11 +90,11 @@ func (e *engine) forTool(r *UserRule) bool {
 // apply decides a rule whose match matched: its conditions say whether it applies; what, when
 // not "", says what it found, for the reason.
 func (e *engine) apply(t *trace, r *UserRule, s scope, what string) {
-	ok, note, err := e.applies(r, s)
-	if note != "" {
-		t.Conditions = append(t.Conditions, r.ID+": "+note)
+	v, err := e.applies(r, s)
+	if v.note != "" {
+		t.Conditions = append(t.Conditions, r.ID+": "+v.note)
 	}
-	if err == nil && !ok {
+	if err == nil && !v.applies {
 		return
 	}
 	t.Matched = append(t.Matched, r.ID)
@@ -115,8 +115,9 @@ func (e *engine) apply(t *trace, r *UserRule, s scope, what string) {
 	if what != "" {
 		detail += "; " + what
 	}
-	if strings.HasPrefix(note, "applied, though ") {
-		detail += "; " + note
+	if v.assumed {
+		// The agent (and the user) should know the rule fired on what ctxguard could not tell.
+		detail += "; " + v.note
 	}
 	reason = fmt.Sprintf("[ctxguard/%s] %s (%s)", r.ID, reason, detail)
 	switch r.Decision {
@@ -127,21 +128,26 @@ func (e *engine) apply(t *trace, r *UserRule, s scope, what string) {
 	}
 }
 
+// verdict is what a rule's conditions come to: whether it applies, why (for explanations; ""
+// for a rule without conditions), and whether it applies because a fact is not known.
+type verdict struct {
+	applies, assumed bool
+	note             string
+}
+
 // applies evaluates a rule's conditions: it applies when an item of When holds or may hold (a
-// fact it needs is not known), and no item of Unless surely holds. note says why, for
-// explanations; it is "" for a rule without conditions.
-func (e *engine) applies(r *UserRule, s scope) (bool, string, error) {
-	var note string
+// fact it needs is not known), and no item of Unless surely holds.
+func (e *engine) applies(r *UserRule, s scope) (verdict, error) {
+	var v verdict
 	if len(r.When) > 0 {
 		// yes beats unknown beats no: an item that surely holds says best why the rule applies.
-		rank := map[outcome]int{no: 0, unknown: 1, yes: 2}
 		best, why := no, ""
 		for i := range r.When {
 			o, w, err := e.check(&r.When[i], s)
 			if err != nil {
-				return false, "", err
+				return verdict{}, err
 			}
-			if rank[o] > rank[best] || why == "" && o == best {
+			if o > best || why == "" && o == best {
 				best, why = o, w
 			}
 			if o == yes {
@@ -150,31 +156,30 @@ func (e *engine) applies(r *UserRule, s scope) (bool, string, error) {
 		}
 		switch best {
 		case no:
-			return false, "not applied: when " + why + " does not hold", nil
+			return verdict{note: "not applied: when " + why + " does not hold"}, nil
 		case unknown:
-			note = "applied, though " + why + " (a rule applies when ctxguard cannot tell)"
+			v = verdict{assumed: true, note: "applied, though " + why + " (a rule applies when ctxguard cannot tell)"}
 		default:
-			note = "applied: when " + why + " holds"
+			v.note = "applied: when " + why + " holds"
 		}
 	}
 	for i := range r.Unless {
 		o, w, err := e.check(&r.Unless[i], s)
 		if err != nil {
-			return false, "", err
+			return verdict{}, err
 		}
-		switch o {
-		case yes:
-			return false, "not applied: unless " + w + " holds", nil
-		case unknown:
-			if note == "" || !strings.HasPrefix(note, "applied, though ") {
-				note = "applied, though " + w + " (an unless counts only when ctxguard can tell)"
-			}
+		switch {
+		case o == yes:
+			return verdict{note: "not applied: unless " + w + " holds"}, nil
+		case o == unknown && !v.assumed:
+			v = verdict{assumed: true, note: "applied, though " + w + " (an unless counts only when ctxguard can tell)"}
 		}
 	}
-	if note == "" && len(r.Unless) > 0 {
-		note = "applied: no unless holds"
+	if v.note == "" && len(r.Unless) > 0 {
+		v.note = "applied: no unless holds"
 	}
-	return true, note, nil
+	v.applies = true
+	return v, nil
 }
 
 // acting is the context a guarded call acts in, for a rule's context condition: the one

@@ -12,26 +12,12 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
-// words is a list of strings that YAML may also write as one string (tool: Write).
-type words []string
-
-// UnmarshalYAML accepts a string or a list of strings. Like spec.Paths it uses the decoder's
-// function-style hook, which keeps the decoder's strictness.
-func (w *words) UnmarshalYAML(unmarshal func(any) error) error {
-	var one string
-	if err := unmarshal(&one); err == nil {
-		*w = words{one}
-		return nil
-	}
-	var many []string
-	if err := unmarshal(&many); err != nil {
-		return err
-	}
-	*w = many
-	return nil
-}
+// words is a list of strings that YAML may also write as one string (tool: Write), as in
+// provider files.
+type words = spec.Strings
 
 // oneOrMany is a list that YAML may also write as its one item (when: {…} or when: [{…}, …]).
 type oneOrMany[T any] []*T
