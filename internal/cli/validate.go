@@ -12,7 +12,9 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // topCommands finds a top-level commands: key, the mark of a provider file.
@@ -113,6 +115,9 @@ func runValidate(c *runner, args []string) error {
 		}
 		if _, err := policy.Tests(s.data, s.file); err != nil {
 			findings[s.index] = sorted(err)
+		}
+		for _, e := range machineProblems(p, guard.Machine()) {
+			findings[s.index] = append(findings[s.index], e.Error())
 		}
 		for _, note := range p.Notes {
 			fmt.Fprintf(c.stderr, "note: %s\n", note)
@@ -217,4 +222,31 @@ func runSchema(c *runner, args []string) error {
 	}
 	_, err := c.stdout.Write(data)
 	return err
+}
+
+// machineProblems reads the facts of this machine that the policy's conditions need (the host
+// name, the user's groups), so that one that cannot be read (a group database that cannot be
+// opened) is a problem at the rule that needs it, as it is a deny in the hook.
+func machineProblems(p *rules.Policy, m rules.Facts) []error {
+	var out []error
+	for _, r := range p.Rules {
+		for _, c := range slices.Concat(r.When, r.Unless) {
+			var err error
+			what := ""
+			switch {
+			case len(c.Groups) > 0:
+				_, err = m.Groups()
+				what = "the user's groups"
+			case len(c.Hosts) > 0:
+				_, err = m.Host()
+				what = "the host name"
+			}
+			if err != nil {
+				out = append(out, &codec.Error{File: r.Src.File, Line: r.Src.Line,
+					Msg: fmt.Sprintf("rule %s: cannot read %s (%v): the hook denies the calls this rule is about", r.ID, what, err)})
+				break
+			}
+		}
+	}
+	return out
 }
