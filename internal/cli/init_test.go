@@ -11,6 +11,7 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/suite"
 )
 
@@ -45,7 +46,7 @@ func TestStarterExamples(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cases, err := suite.Policy(data, file, catalog.New().Names())
+	cases, err := suite.Policy(data, file, policy.Project, catalog.New().Names())
 	if err != nil {
 		t.Fatalf("the starter's examples do not load: %v\n%s", err, data)
 	}

@@ -105,7 +105,7 @@ func (c *runner) casesOf(f, cwd string, cat *catalog.Catalog) ([]suite.Case, err
 		return nil, err
 	}
 	if fileKind(f, data) == "policy" {
-		cases, err := suite.Policy(data, abs, cat.Names())
+		cases, err := suite.Policy(data, abs, c.layerOf(f), cat.Names())
 		return cases, named(err, abs, f)
 	}
 	s, pos, err := catalog.Decode(data, abs)

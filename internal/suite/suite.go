@@ -43,11 +43,11 @@ type Result struct {
 // Passed reports whether the answer is the one expected.
 func (r Result) Passed() bool { return len(r.Problems) == 0 }
 
-// Policy returns the cases of a policy file: its tests, each run against the file alone (as a
-// project policy) so that the answer does not depend on the machine's other layers. file should
-// be absolute: relative paths in the policy and its tests are taken from its folder.
-func Policy(data []byte, file string, providers []string) ([]Case, error) {
-	pol, err := policy.Parse(data, file, policy.Project, providers)
+// Policy returns the cases of a policy file of the given layer: its tests, each run against the
+// file alone, so that the answer does not depend on the machine's other layers. file should be
+// absolute: relative paths in the policy and its tests are taken from its folder.
+func Policy(data []byte, file, layer string, providers []string) ([]Case, error) {
+	pol, err := policy.Parse(data, file, layer, providers)
 	if err != nil {
 		return nil, err
 	}

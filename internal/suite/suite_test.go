@@ -11,6 +11,7 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/suite"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
@@ -95,7 +96,7 @@ func TestRun(t *testing.T) {
 	e := env(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, ".ctxguard.yaml")
-	policy := `contexts:
+	src := `contexts:
   kubectl:
     allow: [dev]
 rules:
@@ -119,10 +120,10 @@ tests:
     active: {kubectl: prod}
     expect: {decision: allow, command: kubectl get pods, rule: x, reason: nothing}
 `
-	if err := os.WriteFile(file, []byte(policy), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cases, err := suite.Policy([]byte(policy), file, catalog.New().Names())
+	cases, err := suite.Policy([]byte(src), file, policy.Project, catalog.New().Names())
 	if err != nil {
 		t.Fatal(err)
 	}
