@@ -375,7 +375,7 @@ func BenchmarkConditions(b *testing.B) {
 		rule := rules.UserRule{ID: "r", Match: "acme deploy", Decision: rules.SettingAsk, When: tc.when}
 		in := rules.Input{
 			Calls: calls, Policy: policy(map[string]*rules.ContextPolicy{"acme": {Allow: allow("Dev")}}, rules.SettingAllow, rule), Providers: []*spec.Spec{acme},
-			State: st, Quote: shell.Quote, Cwd: "/repo", OS: "linux", Env: func(string) (string, bool) { return "1", true }, Facts: facts,
+			State: st, Quote: shell.Quote, Cwd: "/repo", System: unix, Env: func(string) (string, bool) { return "1", true }, Facts: facts,
 		}
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
