@@ -356,6 +356,9 @@ func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
 	if sw.IndexBase != 0 && sw.Lookup == "" {
 		c.add(path+".index_base", "index_base needs lookup")
 	}
+	if sw.Creates && (sw.Unknown || sw.Lookup != "" || sw.Sets != "") {
+		c.add(path+".creates", "a switch that creates a context names it: drop unknown, lookup and sets")
+	}
 	if sw.Unknown && (len(sw.Flags) > 0 || sw.Arg != 0 || sw.Lookup != "" || sw.Sets != "") {
 		c.add(path+".unknown", "an unknown switch has no target: drop flags, arg, lookup and sets")
 	}

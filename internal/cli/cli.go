@@ -88,6 +88,12 @@ var commands = []*command{
 		run:     runValidate,
 	},
 	{
+		name:    "rules",
+		summary: "list the destructive entries with their tiers, and the policy's own rules",
+		usage:   builtin.Help("rules"),
+		run:     runRules,
+	},
+	{
 		name:    "schema",
 		summary: "print the JSON Schema of policy or provider files, for editors",
 		usage:   builtin.Help("schema"),
