@@ -41,7 +41,7 @@ var commands = []*command{
 	},
 	{
 		name:    "init",
-		summary: "write a starter .ctxguard.yaml that allows the contexts active right now",
+		summary: "write a starter .ctxguard.yaml from the contexts found here, allowing the development ones",
 		usage:   builtin.Help("init"),
 		run:     runInit,
 	},
