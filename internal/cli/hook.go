@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/ctxguard/ctxguard/builtin"
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/rules"
@@ -73,7 +71,7 @@ func (c *runner) hook(args []string) int {
 	if *name != "" {
 		var ok bool
 		if h, ok = harness.Lookup(*name); !ok {
-			return c.block(entry(fmt.Errorf("unknown harness %q (known: %s)%s", *name, strings.Join(harness.Names(), ", "), codec.DidYouMean(*name, harness.Names()))))
+			return c.block(entry(errors.New(unknown("harness", *name, harness.Names()))))
 		}
 	}
 	if len(data) > maxPayload {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
-	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -26,7 +25,7 @@ func runRules(c *runner, args []string) error {
 	names := cat.Names()
 	for _, a := range fs.Args() {
 		if !slices.Contains(names, a) {
-			return usageError{fmt.Sprintf("no provider %q (known: %s)%s", a, strings.Join(names, ", "), codec.DidYouMean(a, names))}
+			return usageError{unknown("provider", a, names)}
 		}
 	}
 	if fs.NArg() > 0 {
