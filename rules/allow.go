@@ -27,6 +27,19 @@ func eq(a, b string, fold bool) bool {
 	return a == b
 }
 
+// Allows reports whether the policy allows the context value, named by its id or by its name
+// in known (the contexts the state file lists): the check a call's context gets, for `ctxguard
+// doctor` to mark an active context the policy forbids.
+func (cp *ContextPolicy) Allows(value string, known []spec.Known, fold bool) bool {
+	return value != "" && cp.allows(identify(value, known, fold), fold)
+}
+
+// Literals are the contexts the allow lists name literally and every layer allows: the ones a
+// fix can name.
+func (cp *ContextPolicy) Literals(known []spec.Known, fold bool) []string {
+	return cp.literals(known, fold)
+}
+
 // allows reports whether every layer's allow list has a pattern that matches some spelling of
 // the context. A policy without lists allows everything.
 func (cp *ContextPolicy) allows(id identity, fold bool) bool {

@@ -49,7 +49,8 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	}
 	tgt, err := e.target(p, cp, eff, eff.Allowed, in)
 	if err != nil {
-		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot check that the %s exists: %v", id, p.Noun, err))
+		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot check that the %s exists: %v — make that folder readable, or name the %s explicitly%s",
+			id, p.Noun, err, p.Noun, flagHint(p)))
 		return
 	}
 	where := e.where(p, eff)
@@ -81,26 +82,22 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictAsk, id+".unbound-ask", fmt.Sprintf("[ctxguard/%s.unbound-ask] the policy asks a human about %s commands that do not name a %s; %s — bound as: %s",
 			id, p.Name, p.Noun, where, t.Fixed))
-	case eff.Allowed && eff.Source == OriginRemembered && tgt == eff.Value:
-		t.edits = append(t.edits, ed)
-		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s, which %s, so that a switch by another session cannot move it: %s",
-			id, p.Noun, describe(eff.ContextTrace), selectedBy(eff), t.Fixed))
 	case eff.Allowed && tgt != eff.Value:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, which does not exist here; bound to %s instead: %s",
 			id, where, tgt, t.Fixed))
 	case eff.Allowed:
 		t.edits = append(t.edits, ed)
-		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s (%s) so that a switch by another session cannot move it: %s",
-			id, p.Noun, describe(eff.ContextTrace), eff.Source, t.Fixed))
+		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s %s, %s, so that a switch by another session cannot move it: %s",
+			id, p.Name, p.Noun, named(eff.ContextTrace), chosen(eff), t.Fixed))
 	case eff.unknown:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, so the %s in the state cannot be trusted; bound to %s, the one this repository binds to: %s",
 			id, where, p.Noun, tgt, t.Fixed))
 	default:
 		t.edits = append(t.edits, ed)
-		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, which this repository does not allow (allowed: %s); bound to %s instead: %s",
-			id, where, cp.allowedList(), tgt, t.Fixed))
+		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s; bound to %s instead: %s",
+			id, notAllowed(where, eff, cp), tgt, t.Fixed))
 	}
 }
 
@@ -129,7 +126,7 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	var fix string
 	switch {
 	case tgt != "" && !bindable:
-		if sw := e.switchCommand(p, in, eff.known, tgt); sw != "" {
+		if sw := e.switchCommand(p, c, in, eff.known, tgt); sw != "" {
 			fix = "switch first, in the same command: " + e.then(sw, call)
 		} else {
 			fix = fmt.Sprintf("switch the %s to %s first", p.Noun, tgt)
@@ -142,8 +139,20 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 			id, where, p.Noun, call, fix))
 		return
 	}
-	t.decide(VerdictDeny, id+".context-not-allowed", fmt.Sprintf("[ctxguard/%s.context-not-allowed] %s, which this repository does not allow (allowed: %s) — %s",
-		id, where, cp.allowedList(), fix))
+	t.decide(VerdictDeny, id+".context-not-allowed", fmt.Sprintf("[ctxguard/%s.context-not-allowed] %s — %s",
+		id, notAllowed(where, eff, cp), fix))
+}
+
+// notAllowed says that the context where names is not allowed, or, when there is none, which
+// ones are.
+func notAllowed(where string, eff effective, cp *ContextPolicy) string {
+	switch {
+	case eff.Value == "" && len(cp.Allow) == 0:
+		return where + ", and this repository's policy needs one"
+	case eff.Value == "":
+		return fmt.Sprintf("%s, and this repository needs one of: %s", where, cp.allowedList())
+	}
+	return fmt.Sprintf("%s, which this repository does not allow (allowed: %s)", where, cp.allowedList())
 }
 
 // where says what context the call would run in and why, for a reason.

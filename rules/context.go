@@ -276,6 +276,15 @@ func describe(ct ContextTrace) string {
 	return ct.Value
 }
 
+// named is describe with a bare value in backticks, so that a context named like a word of
+// the sentence reads as a name: "the aws profile `default`".
+func named(ct ContextTrace) string {
+	if ct.Value != "" && (ct.Name == "" || ct.Name == ct.Value) {
+		return "`" + ct.Value + "`"
+	}
+	return describe(ct)
+}
+
 // target picks the context a call is bound to: the effective one if allowed, else (when a
 // remembered context stood in for it) the active one if allowed, else the policy's default, else
 // the only value the allow lists name. Targets that the provider says

@@ -29,11 +29,16 @@ func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []str
 			where = fmt.Sprintf(" in %s %s", p.Noun, describe(*t.Context))
 		}
 		cmd := strings.Join(values(c), " ")
-		if d.Tier == spec.TierDeny || cap == SettingDeny {
-			t.decide(VerdictDeny, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — ctxguard does not let an agent run this; ask the user to run it themselves if it is really wanted",
-				id, cmd, where, d.Why))
-		} else {
-			t.decide(VerdictAsk, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s — a human must confirm it", id, cmd, where, d.Why))
+		list := fmt.Sprintf("%s's destructive entries (ctxguard rules %s)", p.Name, p.Name)
+		switch {
+		case d.Tier == spec.TierDeny:
+			t.decide(VerdictDeny, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s; it is in the deny tier of %s, which no agent may run: if it is really wanted, ask the user to run it themselves",
+				id, cmd, where, d.Why, list))
+		case cap == SettingDeny:
+			t.decide(VerdictDeny, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s; it is in the ask tier of %s, and the policy denies every tier (destructive: deny at %s): if it is really wanted, ask the user to run it themselves",
+				id, cmd, where, d.Why, list, e.in.Policy.DestructiveSrc))
+		default:
+			t.decide(VerdictAsk, id, fmt.Sprintf("[ctxguard/%s] `%s`%s %s; it is in the ask tier of %s, so a human confirms it first", id, cmd, where, d.Why, list))
 		}
 	}
 }

@@ -50,7 +50,7 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 		case bindable:
 			cmds = append(cmds, "`"+e.boundCall(p, c, v)+"`")
 		default:
-			if sw := e.switchCommand(p, in, known, v); sw != "" {
+			if sw := e.switchCommand(p, c, in, known, v); sw != "" {
 				cmds = append(cmds, "`"+e.then(sw, call)+"`")
 			}
 		}
@@ -62,22 +62,50 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 	if len(cmds) > 0 {
 		what += ", e.g. " + strings.Join(cmds, " or ")
 	}
-	return fmt.Sprintf("%s; or set a default for %s in .ctxguard.yaml", what, p.Name)
+	return what + e.defaultNote(p, cp, c, known, in)
+}
+
+// defaultNote ends a fix with why the policy's default did not serve as the binding: there is
+// none (set one), or it does not exist where the call runs (create it there), or another layer
+// does not allow it.
+func (e *engine) defaultNote(p *spec.Spec, cp *ContextPolicy, c *Call, known []spec.Known, in spec.Input) string {
+	fold := p.Context.CaseInsensitive
+	for _, d := range cp.Defaults {
+		if !cp.allows(identify(d.Value, known, fold), fold) {
+			continue
+		}
+		if ok, err := e.exists(p, in, d.Value); err != nil || ok {
+			continue
+		}
+		where := "here"
+		if in.Dir != "" {
+			where = "in " + in.Dir
+		}
+		note := fmt.Sprintf("; the default %s %s (%s) does not exist %s, so nothing is bound to it", p.Noun, d.Value, d.Src, where)
+		if cr := e.createCommand(p, c, d.Value); cr != "" {
+			note += fmt.Sprintf(": create it there with `%s`", cr)
+		}
+		return note
+	}
+	if len(cp.Defaults) > 0 {
+		return fmt.Sprintf("; the default %s (%s) is not in every policy layer's allow list", cp.Defaults[0].Value, cp.Defaults[0].Src)
+	}
+	return fmt.Sprintf("; or set a default for %s in .ctxguard.yaml (contexts.%s.default)", p.Name, p.Name)
 }
 
 // switchFix is the switch an agent may run instead of sw, which is not allowed: sw itself to an
 // allowed context where it can reach one (pac auth select --index 2 → --index 1), else the
-// provider's usual switch.
-func (e *engine) switchFix(p *spec.Spec, cp *ContextPolicy, in spec.Input, known []spec.Known, sw *spec.Switch) string {
+// provider's usual switch; with the directory flags of c, the call that switches.
+func (e *engine) switchFix(p *spec.Spec, cp *ContextPolicy, c *Call, in spec.Input, known []spec.Known, sw *spec.Switch) string {
 	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
 		cmd := ""
 		for _, by := range []switchBy{byName, byContext, byIndex} {
 			if cmd == "" {
-				cmd = e.switchTo(p, in, known, sw, v, by)
+				cmd = e.switchTo(p, c, in, known, sw, v, by)
 			}
 		}
 		if cmd == "" {
-			cmd = e.switchCommand(p, in, known, v)
+			cmd = e.switchCommand(p, c, in, known, v)
 		}
 		if cmd != "" {
 			return fmt.Sprintf(" (e.g. `%s`)", cmd)

@@ -109,7 +109,16 @@ func (e *engine) apply(t *trace, r *UserRule, s scope, what string) {
 	}
 	reason := r.Reason
 	if reason == "" {
-		reason = "the policy " + map[Setting]string{SettingDeny: "refuses this", SettingAsk: "asks a human to confirm this"}[r.Decision]
+		// A rule without a reason still says what fired and what to do.
+		subject := "this write"
+		if r.Match != "" {
+			subject = "`" + r.Match + "`"
+		}
+		if r.Decision == SettingDeny {
+			reason = "this repository's policy refuses " + subject + ": if it is really wanted, ask the user to do it themselves"
+		} else {
+			reason = "this repository's policy asks a human to confirm " + subject
+		}
 	}
 	detail := "rule at " + r.Src.String()
 	if what != "" {

@@ -78,7 +78,7 @@ func (e *engine) moved(t *trace, p *spec.Spec, c *Call, eff effective, in spec.I
 	id := p.Name
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	fix := fmt.Sprintf("switch the %s to %s first", p.Noun, eff.Value)
-	if sw := e.switchCommand(p, in, eff.known, eff.Value); sw != "" {
+	if sw := e.switchCommand(p, c, in, eff.known, eff.Value); sw != "" {
 		fix = "switch back in the same command: " + e.then(sw, call)
 	}
 	t.decide(VerdictDeny, id+".session-moved", fmt.Sprintf("[ctxguard/%s.session-moved] this session switched the %s %s to %s (`%s`), but the active one is now %s: another session switched it since, and %s cannot be bound to a %s — %s",
@@ -116,8 +116,21 @@ func (e *engine) bindInspection(t *trace, p *spec.Spec, cp *ContextPolicy, c *Ca
 	ed, text := e.bindEdit(p, c, eff.Value)
 	t.Binding, t.Fixed = text, fixedCall(c, ed)
 	t.edits = append(t.edits, ed)
-	t.decide(VerdictRewrite, p.Name+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s, which %s, so that it shows that %s and not one another session switched to: %s",
-		p.Name, p.Noun, describe(eff.ContextTrace), selectedBy(eff), p.Noun, t.Fixed))
+	t.decide(VerdictRewrite, p.Name+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s %s, which %s, so that it shows that %s and not one another session switched to: %s",
+		p.Name, p.Name, p.Noun, named(eff.ContextTrace), selectedBy(eff), p.Noun, t.Fixed))
+}
+
+// chosen says why a call is bound to its effective context, for a reason that names it.
+func chosen(eff effective) string {
+	switch eff.Source {
+	case OriginCarried, OriginRemembered:
+		return "which " + selectedBy(eff)
+	case OriginDefault:
+		return "the CLI's own default, as no state names one"
+	case OriginProcessEnv:
+		return "which " + eff.Env + " in the environment selects"
+	}
+	return "the active one"
 }
 
 // selectedBy says which switch selected a carried or remembered context, for a reason.

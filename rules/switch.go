@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +23,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		if cp != nil && sw.Asks {
 			// It moves the shared context of every session to one nobody can check first.
 			t.decide(VerdictAsk, id+".switch-unknown", fmt.Sprintf("[ctxguard/%s.switch-unknown] `%s` switches the shared %s %s to one ctxguard cannot know beforehand — a human decides; to switch to an allowed %s, name it%s",
-				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, e.input(p, c, a, nil), before.known, &sw)))
+				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw)))
 		}
 		return
 	}
@@ -55,7 +56,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		ct.Allowed = cp.allows(identify(value, before.known, fold), fold)
 		if !ct.Allowed {
 			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s%s, or name one on each command%s",
-				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, e.switchFix(p, cp, e.input(p, c, a, nil), before.known, &sw), flagHint(p)))
+				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw), flagHint(p)))
 			return
 		}
 	}
@@ -103,16 +104,67 @@ func (e *engine) switchValue(p *spec.Spec, c *Call, a argv, sw spec.Switch, targ
 // is the provider's own switch, in this order: one that picks a profile by its name where the
 // state lists the profiles (pac auth select --name), the switch that names the context itself
 // (az account set --subscription), one that picks a profile by its position (pac auth select
-// --index). "" when none can reach target.
-func (e *engine) switchCommand(p *spec.Spec, in spec.Input, known []spec.Known, target string) string {
+// --index). "" when none can reach target. c is the call the fix is for: its directory flags
+// (terraform -chdir=DIR) are kept, since the switch must act where the call does.
+func (e *engine) switchCommand(p *spec.Spec, c *Call, in spec.Input, known []spec.Known, target string) string {
 	for _, by := range []switchBy{byName, byContext, byIndex} {
 		for i := range p.Switch {
-			if cmd := e.switchTo(p, in, known, &p.Switch[i], target, by); cmd != "" {
+			if cmd := e.switchTo(p, c, in, known, &p.Switch[i], target, by); cmd != "" {
 				return cmd
 			}
 		}
 	}
 	return ""
+}
+
+// createCommand renders the switch that creates target (terraform workspace new), or "".
+func (e *engine) createCommand(p *spec.Spec, c *Call, target string) string {
+	for i := range p.Switch {
+		if p.Switch[i].Creates {
+			return switchLine(p, &p.Switch[i], dirFlags(p, c)) + e.in.Quote(target)
+		}
+	}
+	return ""
+}
+
+// SwitchCommand is the provider's switch that names the context itself, to target, quoted by
+// quote: `az account set --subscription Contoso-Dev`, for `ctxguard doctor` to offer. It is ""
+// for a provider with no such switch.
+func SwitchCommand(p *spec.Spec, target string, quote func(string) string) string {
+	for i := range p.Switch {
+		if sw := &p.Switch[i]; !sw.Unknown && sw.Lookup == "" && sw.Sets == "" {
+			return switchLine(p, sw, nil) + quote(target)
+		}
+	}
+	return ""
+}
+
+// switchLine is a switch command up to its target, with dir (directory flags) after the
+// command name: "terraform -chdir=infra workspace select ".
+func switchLine(p *spec.Spec, sw *spec.Switch, dir []string) string {
+	cmd := strings.Join(append([]string{p.Commands[0]}, dir...), " ") + " " + sw.Command + " "
+	if len(sw.Flags) > 0 {
+		cmd += sw.Flags[0] + " "
+	}
+	return cmd
+}
+
+// dirFlags are the call's directory flags as written, with their values.
+func dirFlags(p *spec.Spec, c *Call) []string {
+	if c == nil || len(p.DirFlags) == 0 {
+		return nil
+	}
+	var out []string
+	for i, w := range c.Args {
+		if !isFlag(w) || !slices.Contains(p.DirFlags, flagName(w.Value)) {
+			continue
+		}
+		out = append(out, c.Src[w.Pos:w.End])
+		if flagName(w.Value) == w.Value && i+1 < len(c.Args) {
+			out = append(out, c.Src[c.Args[i+1].Pos:c.Args[i+1].End])
+		}
+	}
+	return out
 }
 
 // switchBy is how a switch command names its target.
@@ -127,14 +179,11 @@ const (
 // switchTo renders sw switching to target, naming it the way by says; "" when sw does not
 // take such a target or none reaches target. A target looked up in the state is checked there
 // (State.Target): the command the reason offers selects that context and no other.
-func (e *engine) switchTo(p *spec.Spec, in spec.Input, known []spec.Known, sw *spec.Switch, target string, by switchBy) string {
+func (e *engine) switchTo(p *spec.Spec, c *Call, in spec.Input, known []spec.Known, sw *spec.Switch, target string, by switchBy) string {
 	if sw.Unknown || sw.Sets != "" || (sw.Lookup == "") != (by == byContext) {
 		return ""
 	}
-	cmd := p.Commands[0] + " " + sw.Command + " "
-	if len(sw.Flags) > 0 {
-		cmd += sw.Flags[0] + " "
-	}
+	cmd := switchLine(p, sw, dirFlags(p, c))
 	if by == byContext {
 		return cmd + e.in.Quote(target)
 	}

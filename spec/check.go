@@ -10,8 +10,9 @@ import (
 
 // Problem is one thing wrong with a spec, at a path of its YAML: mapping keys and 0-based
 // sequence indexes joined with dots ("context.read.0.format"), so that the decoder can point at
-// the line.
-type Problem struct{ Path, Msg string }
+// the line. Needs, when set, is the path of a missing item the problem is about ("format needs
+// file"): a decoder that could not read that item has said so already.
+type Problem struct{ Path, Msg, Needs string }
 
 // Check checks a decoded spec against everything the schema cannot say (a step's sources, the
 // references between steps, the grammar of patterns, flags and templates) and returns every
@@ -42,7 +43,12 @@ type checker struct {
 }
 
 func (c *checker) add(path, format string, args ...any) {
-	c.problems = append(c.problems, Problem{path, fmt.Sprintf(format, args...)})
+	c.problems = append(c.problems, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// needs adds a problem that holds because the item at needs is missing.
+func (c *checker) needs(path, needs, msg string) {
+	c.problems = append(c.problems, Problem{Path: path, Msg: msg, Needs: needs})
 }
 
 func at(path string, i int) string { return fmt.Sprintf("%s.%d", path, i) }
@@ -323,7 +329,7 @@ func (c *checker) step(path string, st *Step, final bool) {
 			ts = st.Darwin
 		}
 		if key != "file" && len(ts) > 0 && len(st.File) == 0 {
-			c.add(path+"."+key, "%s needs file, which other systems use", key)
+			c.needs(path+"."+key, path+".file", key+" needs file, which other systems use")
 		}
 		for i, t := range ts {
 			p := path + "." + key
@@ -349,16 +355,16 @@ func (c *checker) step(path string, st *Step, final bool) {
 	case hasFile && !slices.Contains(Formats(), st.Format):
 		c.add(path+".format", "format must be one of %s, not %q", formats, st.Format)
 	case !hasFile && st.Format != "":
-		c.add(path+".format", "format needs file")
+		c.needs(path+".format", path+".file", "format needs file")
 	}
 	if st.List && !hasFile {
-		c.add(path+".list", "list needs file")
+		c.needs(path+".list", path+".file", "list needs file")
 	}
 	switch {
 	case hasFile && st.Value == "" && st.Format != FormatText:
 		c.add(path+".value", "value is required: the gjson path of the value in the file")
 	case !hasFile && st.Value != "":
-		c.add(path+".value", "value needs file")
+		c.needs(path+".value", path+".file", "value needs file")
 	}
 	c.gjsonPath(path+".value", st.Value)
 	for i, e := range st.Else {
@@ -371,7 +377,7 @@ func (c *checker) step(path string, st *Step, final bool) {
 	case st.Name != "" && !final:
 		c.add(path+".name", "only the last step has a display name")
 	case st.Name != "" && !hasFile:
-		c.add(path+".name", "name needs file")
+		c.needs(path+".name", path+".file", "name needs file")
 	}
 	c.gjsonPath(path+".name", st.Name)
 	for i, u := range st.Unset {
@@ -408,6 +414,9 @@ func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
 	}
 	if sw.IndexBase != 0 && sw.Lookup == "" {
 		c.add(path+".index_base", "index_base needs lookup")
+	}
+	if sw.Creates && (sw.Unknown || sw.Lookup != "" || sw.Sets != "") {
+		c.add(path+".creates", "a switch that creates a context names it: drop unknown, lookup and sets")
 	}
 	if sw.Unknown && (len(sw.Flags) > 0 || sw.Arg != 0 || sw.Lookup != "" || sw.Sets != "") {
 		c.add(path+".unknown", "an unknown switch has no target: drop flags, arg, lookup and sets")

@@ -227,6 +227,9 @@ type Switch struct {
 	// without --user toggles to the other account): it moves every session there, so a human
 	// decides.
 	Asks bool `yaml:"asks"`
+	// Creates marks a switch that creates the context it names (terraform workspace new): the
+	// command a reason offers when the policy's default does not exist where the call runs.
+	Creates bool `yaml:"creates"`
 }
 
 // Override is a flag or variable that replaces the context of one call.

@@ -134,15 +134,20 @@ func (m *machine) run(line string) (string, int, error) {
 	return strings.ReplaceAll(string(out), m.root, ""), code, nil
 }
 
+// expand is where a page's path is on the machine: ~/… in the home, a relative path in the
+// repository, an absolute one under the root.
+func (m *machine) expand(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		return filepath.Join(m.home, rest)
+	} else if !filepath.IsAbs(path) {
+		return filepath.Join(m.repo, path)
+	}
+	return filepath.Join(m.root, path)
+}
+
 // write puts a file=PATH block's content in place.
 func (m *machine) write(path, content string) error {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		path = filepath.Join(m.home, rest)
-	} else if !filepath.IsAbs(path) {
-		path = filepath.Join(m.repo, path)
-	} else {
-		path = filepath.Join(m.root, path)
-	}
+	path = m.expand(path)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "** delete-*",
 				Tier:  "ask",
-				Why:   "deletes an AWS resource; ask a human to confirm the profile and the resource",
+				Why:   "deletes an AWS resource",
 			},
 			{
 				Match: "** deregister-*",
@@ -123,7 +123,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "iam attach-*",
 				Tier:  "ask",
-				Why:   "grants a managed policy; a human should approve who gets which access",
+				Why:   "grants someone a managed policy",
 			},
 			{
 				Match: "iam put-user-policy",
@@ -320,12 +320,12 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "** delete",
 				Tier:  "ask",
-				Why:   "deletes an Azure resource; ask a human to confirm the subscription and the resource",
+				Why:   "deletes an Azure resource",
 			},
 			{
 				Match: "** delete-batch",
 				Tier:  "ask",
-				Why:   "deletes every blob or file that the source and pattern match; ask a human to confirm the subscription and the pattern",
+				Why:   "deletes every blob or file that the source and pattern match",
 			},
 			{
 				Match: "acr repository untag",
@@ -335,7 +335,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "role assignment create",
 				Tier:  "ask",
-				Why:   "grants access to Azure resources; a human should approve who gets which role where",
+				Why:   "grants someone access to Azure resources",
 			},
 			{
 				Match: "role assignment delete",
@@ -541,7 +541,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "up",
 				Tier:  "ask",
-				Why:   "provisions Azure resources and deploys to them; a human should confirm the environment",
+				Why:   "provisions Azure resources in this environment and deploys to them",
 			},
 			{
 				Match: "provision",
@@ -673,7 +673,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "** delete",
 				Tier:  "ask",
-				Why:   "deletes a Databricks object; ask a human to confirm the profile and the object",
+				Why:   "deletes a Databricks object",
 			},
 		},
 		Source: "builtin:providers/databricks.yaml",
@@ -921,12 +921,12 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "** delete",
 				Tier:  "ask",
-				Why:   "deletes a DigitalOcean resource; ask a human to confirm the context and the resource",
+				Why:   "deletes a DigitalOcean resource",
 			},
 			{
 				Match: "** rm",
 				Tier:  "ask",
-				Why:   "deletes a DigitalOcean resource; ask a human to confirm the context and the resource",
+				Why:   "deletes a DigitalOcean resource",
 			},
 			{
 				Match: "compute droplet-action power-off",
@@ -1213,12 +1213,12 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "** delete",
 				Tier:  "ask",
-				Why:   "deletes a Google Cloud resource; ask a human to confirm the project and the resource",
+				Why:   "deletes a Google Cloud resource",
 			},
 			{
 				Match: "** add-iam-policy-binding",
 				Tier:  "ask",
-				Why:   "grants a role; a human should approve who gets which access",
+				Why:   "grants someone a role",
 			},
 			{
 				Match: "** remove-iam-policy-binding",
@@ -1896,7 +1896,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "delete",
 				Tier:  "ask",
-				Why:   "deletes cluster objects; ask a human to confirm the context and the objects",
+				Why:   "deletes cluster objects",
 				Unless: []string{
 					"--dry-run=client",
 					"--dry-run=server",
@@ -2209,7 +2209,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "delete",
 				Tier:  "ask",
-				Why:   "deletes cluster objects; ask a human to confirm the context and the objects",
+				Why:   "deletes cluster objects",
 				Unless: []string{
 					"--dry-run=client",
 					"--dry-run=server",
@@ -2218,7 +2218,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "adm policy",
 				Tier:  "ask",
-				Why:   "grants or removes roles and security constraints; a human should approve who gets which access",
+				Why:   "grants or removes roles and security constraints",
 			},
 			{
 				Match: "adm cordon",
@@ -2619,12 +2619,12 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "up",
 				Tier:  "ask",
-				Why:   "changes real infrastructure; a human should review the preview for this stack",
+				Why:   "changes real infrastructure in this stack",
 			},
 			{
 				Match: "update",
 				Tier:  "ask",
-				Why:   "changes real infrastructure; a human should review the preview for this stack",
+				Why:   "changes real infrastructure in this stack",
 			},
 			{
 				Match: "refresh --yes",
@@ -2702,6 +2702,7 @@ var builtinSpecs = []*spec.Spec{
 			},
 			{
 				Command: "workspace new",
+				Creates: true,
 			},
 			{
 				Command: "env select",
@@ -2770,7 +2771,7 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Match: "apply",
 				Tier:  "ask",
-				Why:   "changes real infrastructure; a human should review the plan for this workspace",
+				Why:   "changes real infrastructure in this workspace",
 			},
 			{
 				Match: "apply -replace",

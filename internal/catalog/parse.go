@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -26,15 +25,16 @@ func Parse(data []byte, source string) (*spec.Spec, error) {
 func Decode(data []byte, source string) (*spec.Spec, *codec.Positions, error) {
 	s := new(spec.Spec)
 	pos, err := codec.Decode(data, source, s)
-	if err != nil {
+	if pos == nil {
 		return nil, nil, err
 	}
-	if problems := spec.Check(s); len(problems) > 0 {
-		errs := make([]error, len(problems))
-		for i, p := range problems {
-			errs[i] = pos.Errorf(p.Path, "%s", p.Msg)
-		}
-		return nil, nil, errors.Join(errs...)
+	// The checks run on what did decode, so that one run reports every problem.
+	problems := codec.NewProblems(pos, err)
+	for _, p := range spec.Check(s) {
+		problems.AddNeeds(p.Path, p.Needs, "%s", p.Msg)
+	}
+	if err := problems.Err(); err != nil {
+		return nil, pos, err
 	}
 	s.Source = source
 	s.SetDefaults()

@@ -49,12 +49,12 @@ func TestParseErrors(t *testing.T) {
 		src  string
 		want []string // every error, in order
 	}{
-		{"unknown key", valid + "bnd: {}\n", []string{`p.yaml:11:1: unknown key "bnd"`}},
+		{"unknown key", valid + "bnd: {}\n", []string{"p.yaml:11:1: unknown key \"bnd\": did you mean `bind`?"}},
 		{"unknown key in a step", strings.Replace(valid, "format: json", "fromat: json", 1),
-			[]string{`p.yaml:9:7: unknown key "fromat"`}},
-		{"wrong type", valid + "switch: {command: x}\n", []string{"p.yaml:11:9: cannot unmarshal !!map into []spec.Switch"}},
+			[]string{"p.yaml:9:7: unknown key \"fromat\": did you mean `format`?"}},
+		{"wrong type", valid + "switch: {command: x}\n", []string{"p.yaml:11:9: switch must be a list, not a mapping"}},
 		{"file as a map", strings.Replace(valid, "file: ${dir}/state.json", "file: {a: b}", 1),
-			[]string{"p.yaml:8:13: cannot unmarshal !!map into []string"}},
+			[]string{"p.yaml:8:13: file must be a single value or a list, not a mapping"}},
 		{"empty", "", []string{
 			"p.yaml: name is required",
 			"p.yaml: commands is required: the command words this provider guards",
@@ -116,8 +116,8 @@ context:
 			`p.yaml:11:15: "--x=" in "--x=" is not a flag (-x, --name, --name=value)`,
 			`p.yaml:11:23: "=" in "x = y": * and ** are whole words or end a word (delete-*), = belongs to a flag`}},
 		{"destructive", valid + "destructive:\n  - {match: drop, tier: maybe}\n", []string{
-			`p.yaml:12:19: tier must be ask or deny, not "maybe"`,
-			`p.yaml:12:5: why is required: it is what the reason tells the agent`}},
+			`p.yaml:12:5: why is required: it is what the reason tells the agent`,
+			`p.yaml:12:19: tier must be ask or deny, not "maybe"`}},
 		{"switched_by", valid + "switched_by: [demo x, --y, other tool]\n", []string{
 			`p.yaml:11:15: "demo x" is this provider's own command: list it under switch`,
 			`p.yaml:11:23: "--y" must start with the command word of the other CLI`}},
@@ -125,7 +125,7 @@ context:
 			`p.yaml:11:12: an exists check needs exactly one of equals and path`,
 			`p.yaml:11:34: an exists check needs exactly one of equals and path`}},
 		{"known", valid + "  known: {list: items}\n", []string{`p.yaml:11:3: known.id is required: the gjson path of an id in the list`}},
-		{"second document", valid + "---\nname: x\n", []string{"p.yaml:11:1: more than one YAML document"}},
+		{"second document", valid + "---\nname: x\n", []string{"p.yaml:11:1: a second YAML document (after ---): a file holds one; remove the --- line and merge the two, or move the second into a file of its own"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,7 +134,7 @@ context:
 				t.Fatalf("Parse: no error, want %q", tt.want)
 			}
 			var got []string
-			for _, e := range unjoin(err) {
+			for _, e := range codec.Unjoin(err) {
 				var ce *codec.Error
 				if !errors.As(e, &ce) {
 					t.Errorf("%v (%T) is not a *codec.Error", e, e)
@@ -146,11 +146,4 @@ context:
 			}
 		})
 	}
-}
-
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }

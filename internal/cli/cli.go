@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/builtin"
+	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/spf13/pflag"
 )
@@ -41,7 +42,7 @@ var commands = []*command{
 	},
 	{
 		name:    "init",
-		summary: "write a starter .ctxguard.yaml that allows the contexts active right now",
+		summary: "write a starter .ctxguard.yaml from the contexts found here, allowing the development ones",
 		usage:   builtin.Help("init"),
 		run:     runInit,
 	},
@@ -94,6 +95,12 @@ var commands = []*command{
 		run:     runTest,
 	},
 	{
+		name:    "rules",
+		summary: "list the destructive entries with their tiers, and the policy's own rules",
+		usage:   builtin.Help("rules"),
+		run:     runRules,
+	},
+	{
 		name:    "schema",
 		summary: "print the JSON Schema of policy or provider files, for editors",
 		usage:   builtin.Help("schema"),
@@ -121,7 +128,8 @@ type runner struct {
 	getwd          func() (string, error)
 }
 
-// usageError is a mistake in the command line: usage is printed and the exit code is 2.
+// usageError is a mistake in the command line: it is printed with a pointer to --help, and the
+// exit code is 2.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -172,7 +180,9 @@ func (c *runner) main(args []string) int {
 			fmt.Fprint(c.stdout, cmd.usage)
 			return exitOK
 		case errors.As(err, &ue):
-			fmt.Fprintf(c.stderr, "ctxguard %s: %v\n\n%s", cmd.name, err, cmd.usage)
+			// One line for the mistake and one for where the usage is: printed whole, the usage
+			// would push the mistake off the screen.
+			fmt.Fprintf(c.stderr, "ctxguard %s: %v\nrun 'ctxguard %s --help' for its usage and examples\n", cmd.name, err, cmd.name)
 			return exitUsage
 		case errors.As(err, &ee):
 			if ee.msg != "" {
@@ -184,8 +194,11 @@ func (c *runner) main(args []string) int {
 			return exitFailure
 		}
 	}
-	fmt.Fprintf(c.stderr, "ctxguard: unknown command %q\n\n", args[0])
-	c.help()
+	names := make([]string, len(commands))
+	for i, cmd := range commands {
+		names[i] = cmd.name
+	}
+	fmt.Fprintf(c.stderr, "ctxguard: %s\nrun 'ctxguard --help' for the commands\n", unknown("command", args[0], names))
 	return exitUsage
 }
 
@@ -208,6 +221,15 @@ func (c *runner) help() {
 	}
 	b.WriteString("\nRun 'ctxguard <command> --help' for a command's flags and examples.\n")
 	fmt.Fprint(c.stdout, b.String())
+}
+
+// unknown says that word is not one of known: with the word meant when one is close, else with
+// the list to pick from.
+func unknown(what, word string, known []string) string {
+	if hint := codec.DidYouMean(word, known); hint != "" {
+		return fmt.Sprintf("unknown %s %q%s", what, word, hint)
+	}
+	return fmt.Sprintf("unknown %s %q (known: %s)", what, word, strings.Join(known, ", "))
 }
 
 // flags returns a flag set for a subcommand that reports errors instead of exiting.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/hookfile"
@@ -90,10 +91,10 @@ func runDoctor(c *runner, args []string) error {
 	fmt.Fprintf(c.stdout, "%s at %s\nchecking %s\n", version(), self, wd)
 
 	cat, catErr := catalog.Open(c.env)
-	d.policies(wd, cat)
+	pol, applies := d.policies(wd, cat)
 	d.auditTrail()
 	d.lifts(wd, cat)
-	d.providers(wd, cat, catErr)
+	d.providers(wd, cat, catErr, pol, applies)
 	hooks := d.harnesses(wd, self)
 	d.selfTest(wd, self, hooks)
 
@@ -117,19 +118,21 @@ func count(n int, noun string) string {
 }
 
 // policies lists the policy files per layer, and parses each one found on its own so that the
-// one that fails names itself.
-func (d *doctor) policies(wd string, cat *catalog.Catalog) {
+// one that fails names itself. It returns the merged policy when every file loads (nil when one
+// does not, or none applies), and whether any policy applies here.
+func (d *doctor) policies(wd string, cat *catalog.Catalog) (*rules.Policy, bool) {
 	d.section("policy")
 	var names []string
 	if cat != nil {
 		names = cat.Names()
 	}
-	layers, err := policy.Layers(policy.Options{Cwd: wd, Env: d.c.env, Providers: names})
+	opts := policy.Options{Cwd: wd, Env: d.c.env, Providers: names}
+	layers, err := policy.Layers(opts)
 	if err != nil {
 		d.fail(err.Error(), "make the file readable; until then the hook denies every command")
-		return
+		return nil, true
 	}
-	found := 0
+	found, broken := 0, false
 	for _, l := range layers {
 		if !l.Found {
 			where := l.File
@@ -143,6 +146,7 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 		data, err := os.ReadFile(l.File)
 		if err == nil && cat == nil {
 			d.info("%-8s %s (not checked: the providers do not load, see below)", l.Name, d.c.home(l.File))
+			broken = true
 			continue
 		}
 		var p *rules.Policy
@@ -151,7 +155,8 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 		}
 		if err != nil {
 			d.fail(fmt.Sprintf("%-8s %s", l.Name, strings.Join(messages(err), "\n")),
-				fmt.Sprintf("correct the file (ctxguard validate %s lists every problem); until then the hook denies every command", l.File))
+				fmt.Sprintf("correct the file: ctxguard validate %s lists every problem; until then the hook denies every command", d.c.quote(l.File)))
+			broken = true
 			continue
 		}
 		d.ok("%-8s %s", l.Name, d.c.home(l.File))
@@ -162,52 +167,193 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) {
 	if found == 0 {
 		d.warn("no policy applies here, so the hook allows every command",
 			"write one for this repository: ctxguard init")
+		return nil, false
 	}
+	if broken {
+		return nil, true
+	}
+	pol, err := policy.Load(opts)
+	if err != nil { // cannot happen: every file parsed
+		d.fail(err.Error(), "ctxguard validate lists every problem")
+		return nil, true
+	}
+	var checked, unchecked []string
+	for _, n := range names {
+		if pol.Contexts[n] != nil {
+			checked = append(checked, n)
+		} else {
+			unchecked = append(unchecked, n)
+		}
+	}
+	switch {
+	case len(checked) == 0:
+		d.info("names no CLI under contexts, so only the destructive entries and rules apply (ctxguard rules)")
+	case len(unchecked) == 0:
+		d.info("checks the contexts of %s", strings.Join(checked, ", "))
+	case len(unchecked) > 4:
+		d.info("checks the contexts of %s; the %d other CLIs ctxguard knows are unchecked: the policy says nothing about their contexts",
+			strings.Join(checked, ", "), len(unchecked))
+	default:
+		d.info("checks the contexts of %s; %s unchecked: the policy says nothing about their contexts",
+			strings.Join(checked, ", "), plural(unchecked, "is", "are"))
+	}
+	return pol, true
+}
+
+// plural joins names and puts the verb that agrees with them after.
+func plural(names []string, one, many string) string {
+	if len(names) == 1 {
+		return names[0] + " " + one
+	}
+	return strings.Join(names, ", ") + " " + many
 }
 
 // messages splits an error into its lines: every problem of a joined error.
 func messages(err error) []string {
 	var out []string
-	for _, e := range unjoin(err) {
+	for _, e := range codec.Unjoin(err) {
 		out = append(out, e.Error())
 	}
 	return out
 }
 
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unjoin(e)...)
-		}
-		return out
-	}
-	return []error{err}
-}
-
-// providers shows each provider's active context here and the state it came from.
-func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error) {
+// providers shows each provider's active context here, where it came from in words, and what
+// the policy says of it: allowed, forbidden (with the command that switches to an allowed one),
+// or unchecked.
+func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error, pol *rules.Policy, applies bool) {
 	d.section("providers (the context a command run here would use)")
 	if catErr != nil {
-		d.fail(catErr.Error(), "correct or remove the provider file; until then the hook denies every command")
+		if applies {
+			d.fail(catErr.Error(), "correct or remove the provider file (ctxguard validate lists every problem); until then the hook denies every command")
+		} else {
+			d.warn(catErr.Error(), "correct or remove the provider file (ctxguard validate lists every problem); the hook ignores it while no policy applies here, and denies every command once one does")
+		}
 		return
 	}
 	for _, st := range guard.States(cat, wd, d.c.env) {
 		var se *providers.StateError
+		var cp *rules.ContextPolicy
+		if pol != nil {
+			cp = pol.Contexts[st.Name]
+		}
+		head := fmt.Sprintf("%-10s ", st.Name)
 		switch {
 		case errors.As(st.Err, &se):
-			d.fail(fmt.Sprintf("%-10s %v", st.Name, st.Err),
-				fmt.Sprintf("repair %s with the CLI's own commands, or move it away; until then the hook denies this CLI's commands", se.File))
+			d.fail(head+st.Err.Error(),
+				fmt.Sprintf("repair %s with the CLI's own commands, or move it away; until then the hook denies this CLI's commands", d.c.home(se.File)))
 		case st.Err != nil:
-			d.fail(fmt.Sprintf("%-10s %v", st.Name, st.Err), "correct the provider file")
-		case st.Active.Value == "":
-			d.info("%-10s no active %s%s", st.Name, st.Spec.Noun, d.from(st.Active))
-		case st.Active.From.Kind == spec.FromDefault:
-			d.info("%-10s %s %s, the CLI's default (no state sets one)", st.Name, st.Spec.Noun, display(st.Active))
+			d.fail(head+st.Err.Error(), "correct the provider file (ctxguard validate lists every problem)")
+		case cp != nil:
+			d.checked(head, st, cp)
+		case st.Active.Value == "" || st.Active.From.Kind == spec.FromDefault:
+			d.info("%s%s", head, d.active(st))
+		case pol != nil:
+			d.ok("%s%s; unchecked: the policy says nothing about %s's contexts", head, d.active(st), st.Name)
 		default:
-			d.ok("%-10s %s %s%s", st.Name, st.Spec.Noun, display(st.Active), d.from(st.Active))
+			d.ok("%s%s", head, d.active(st))
 		}
 	}
+}
+
+// checked reports a provider the policy names: its active context against the allow lists,
+// and, for one the policy forbids, where commands go instead and the command that switches to
+// an allowed one.
+func (d *doctor) checked(head string, st guard.State, cp *rules.ContextPolicy) {
+	p, a := st.Spec, st.Active
+	fold := p.Context.CaseInsensitive
+	lists := allowLists(cp, a.Known, d.c.home)
+	if a.Value != "" && cp.Allows(a.Value, a.Known, fold) {
+		d.ok("%s%s\nthe policy allows %s", head, d.active(st), lists)
+		return
+	}
+	what := "not allowed here"
+	if a.Value == "" {
+		what = "the policy needs one"
+	}
+	msg := fmt.Sprintf("%s%s: %s\nthe policy allows only %s", head, d.active(st), what, lists)
+	// Where the engine binds such a command: the first allowed default, else the only context
+	// the lists name.
+	fix := fmt.Sprintf("commands of %s that name no %s are denied here", st.Name, p.Noun)
+	target := ""
+	for _, def := range cp.Defaults {
+		if cp.Allows(def.Value, a.Known, fold) {
+			target = def.Value
+			fix = fmt.Sprintf("commands of %s that name no %s are bound to the default, %s", st.Name, p.Noun, target)
+			break
+		}
+	}
+	lits := cp.Literals(a.Known, fold)
+	if target == "" && len(lits) == 1 {
+		target = lits[0]
+		fix = fmt.Sprintf("commands of %s that name no %s are bound to %s, the only one allowed", st.Name, p.Noun, target)
+	}
+	if target == "" && len(lits) > 0 {
+		target = lits[0]
+	}
+	switch sw := rules.SwitchCommand(p, target, d.c.quote); {
+	case target != "" && sw != "":
+		fix += fmt.Sprintf("; to switch the shared %s to an allowed one: %s", p.Noun, sw)
+	case target == "":
+		fix += fmt.Sprintf("; select a %s that the allow list matches, or allow this one in the policy", p.Noun)
+	}
+	d.warn(msg, fix)
+}
+
+// allowLists renders the policy's allow lists with where each is written, an id the state
+// file knows by its name too.
+func allowLists(cp *rules.ContextPolicy, known []spec.Known, home func(string) string) string {
+	if len(cp.Allow) == 0 {
+		return "any (the policy has no allow list)"
+	}
+	var out []string
+	for _, l := range cp.Allow {
+		var pats []string
+		for _, p := range l.Patterns {
+			if i := slices.IndexFunc(known, func(k spec.Known) bool { return k.ID == p && k.Name != "" && k.Name != p }); i >= 0 {
+				p = fmt.Sprintf("%s (%s)", known[i].Name, p)
+			}
+			pats = append(pats, p)
+		}
+		list := strings.Join(pats, ", ")
+		if list == "" {
+			list = "none"
+		}
+		out = append(out, fmt.Sprintf("%s (%s:%d)", list, home(l.Src.File), l.Src.Line))
+	}
+	return strings.Join(out, ", and ")
+}
+
+// active says what a provider's active context is and where it came from, in words.
+func (d *doctor) active(st guard.State) string {
+	a, p := st.Active, st.Spec
+	switch {
+	case a.Value == "" && a.File != "":
+		return fmt.Sprintf("no active %s (%s sets none)", p.Noun, d.c.home(a.File))
+	case a.Value == "":
+		return fmt.Sprintf("no active %s (no state file)", p.Noun)
+	case a.From.Kind == spec.FromDefault:
+		return fmt.Sprintf("%s %s, the CLI's default (no state sets one)", p.Noun, display(a))
+	case a.From.Kind == spec.FromEnv:
+		return fmt.Sprintf("%s %s, from the environment variable %s", p.Noun, display(a), a.From.Name)
+	case a.From.Kind == spec.FromFile:
+		return fmt.Sprintf("%s %s, %s", p.Noun, display(a), stateWords(p, d.c.home(a.File)))
+	}
+	return fmt.Sprintf("%s %s, from %s", p.Noun, display(a), a.From)
+}
+
+// stateWords says in words where a provider keeps its context, naming the file as shown: the
+// part of its about after the dash, "the default subscription in azureProfile.json", with the
+// file's name made its path ("… in ~/.azure/azureProfile.json"), or followed by it.
+func stateWords(p *spec.Spec, file string) string {
+	_, what, ok := strings.Cut(p.About, " — ")
+	what = strings.TrimSuffix(what, ".")
+	if !ok || what == "" {
+		return "from " + file
+	}
+	if base := filepath.Base(file); strings.HasSuffix(what, " "+base) {
+		return strings.TrimSuffix(what, base) + file
+	}
+	return what + " (" + file + ")"
 }
 
 func display(a spec.Active) string {
@@ -215,21 +361,6 @@ func display(a spec.Active) string {
 		return fmt.Sprintf("%s (%s)", a.Name, a.Value)
 	}
 	return a.Value
-}
-
-// from says where an active context came from.
-func (d *doctor) from(a spec.Active) string {
-	switch {
-	case a.From.Kind == spec.FromFile && a.Key != "":
-		return fmt.Sprintf(" from %s, %s", d.c.home(a.File), a.Key)
-	case a.From.Kind == spec.FromFile:
-		return " from " + d.c.home(a.File)
-	case a.From.Kind != "":
-		return " from " + a.From.String()
-	case a.File != "":
-		return " (" + d.c.home(a.File) + " sets none)"
-	}
-	return " (no state file)"
 }
 
 // installed is one of ctxguard's hooks found in a harness's file.

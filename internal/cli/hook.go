@@ -61,17 +61,17 @@ func (c *runner) hook(args []string) int {
 			fmt.Fprint(c.stdout, builtin.Help("hook"))
 			return hookAnswered
 		}
-		return c.block(err)
+		return c.block(entry(err))
 	}
 	data, err := readPayload(c.stdin, maxPayload)
 	if err != nil {
-		return c.block(fmt.Errorf("read hook payload: %w", err))
+		return c.block(entry(fmt.Errorf("read hook payload: %w", err)))
 	}
 	var h harness.Harness
 	if *name != "" {
 		var ok bool
 		if h, ok = harness.Lookup(*name); !ok {
-			return c.block(fmt.Errorf("unknown harness %q (known: %v)", *name, harness.Names()))
+			return c.block(entry(errors.New(unknown("harness", *name, harness.Names()))))
 		}
 	}
 	if len(data) > maxPayload {
@@ -83,10 +83,10 @@ func (c *runner) hook(args []string) int {
 	if h != nil {
 		req, err = harness.Decode(h, data)
 	} else if h, req, err = harness.Detect(data); h == nil {
-		return c.block(fmt.Errorf("read hook payload: %w", err))
+		return c.block(entry(fmt.Errorf("read hook payload: %w", err)))
 	}
 	if err != nil {
-		return c.answer(h, req, harness.Answer{Verdict: rules.VerdictDeny, Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v", err)})
+		return c.answer(h, req, harness.Answer{Verdict: rules.VerdictDeny, Reason: fmt.Sprintf("[ctxguard/hook.bad-payload] %v — %s sent a call this ctxguard cannot read, so it is refused: ask the user to run ctxguard doctor, and to update ctxguard if the harness is newer", err, h.Name())})
 	}
 	if req.Shell == "" && len(req.Paths) == 0 {
 		return hookAnswered
@@ -167,6 +167,11 @@ func (c *runner) answer(h harness.Harness, req *harness.Request, a harness.Answe
 		return c.block(fmt.Errorf("write answer: %w", err))
 	}
 	return hookAnswered
+}
+
+// entry says that a hook failure comes from how the hook is run, and how to check that.
+func entry(err error) error {
+	return fmt.Errorf("%w — the hook entry or the harness is not what ctxguard expects, so the call is blocked: run ctxguard doctor", err)
 }
 
 // block refuses the call with exit 2, the one code every harness treats as "do not run".

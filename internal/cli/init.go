@@ -2,14 +2,18 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
@@ -20,9 +24,15 @@ import (
 
 // starterContext is one provider found on this machine, for the template.
 type starterContext struct {
-	Name, About, Display, From, Quoted string
-	Label                              string // the display name, when the value is an id
+	Name, About, From string
+	Found             string         // what the state holds: the active context and the others it lists
+	Allow             []starterValue // the contexts allowed, the default first
+	Active            starterValue   // the active context, for the commented entry when none is allowed
+	Left              []string       // the contexts not allowed, each with why
+	summary           string         // the line init prints
 }
+
+type starterValue struct{ Quoted, Label string }
 
 func runInit(c *runner, args []string) error {
 	if err := parse(flags("init"), args); err != nil {
@@ -41,7 +51,7 @@ func runInit(c *runner, args []string) error {
 	}
 	cat, err := catalog.Open(c.env)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: correct or move the provider file, then run ctxguard init again (ctxguard validate lists every problem)", err)
 	}
 	data := struct {
 		Schema string
@@ -59,7 +69,6 @@ func runInit(c *runner, args []string) error {
 			others = append(others, st.Name)
 			continue
 		}
-		q, _ := json.Marshal(a.Value)
 		from := a.From.String()
 		if a.From.Kind == spec.FromFile {
 			from = c.home(a.File)
@@ -69,14 +78,7 @@ func runInit(c *runner, args []string) error {
 			// The policy is the team's, on every system: its comments spell paths with /.
 			from = filepath.ToSlash(from)
 		}
-		label := ""
-		if a.Name != "" && a.Name != a.Value {
-			label = a.Name
-		}
-		data.Found = append(data.Found, starterContext{
-			Name: st.Name, About: strings.TrimSuffix(st.Spec.About, "."), Display: st.Spec.Noun + " " + display(a),
-			From: from, Quoted: string(q), Label: label,
-		})
+		data.Found = append(data.Found, starter(st, from))
 	}
 	data.Others = strings.Join(others, ", ")
 	tmpl, err := template.New("policy").Parse(builtin.Starter())
@@ -108,8 +110,138 @@ func runInit(c *runner, args []string) error {
 		fmt.Fprintln(c.stdout, "  no CLI that ctxguard knows has state on this machine yet: add contexts to it by hand")
 	}
 	for _, f := range data.Found {
-		fmt.Fprintf(c.stdout, "  %-10s allows %s\n", f.Name, f.Display)
+		fmt.Fprintf(c.stdout, "  %-10s %s\n", f.Name, f.summary)
 	}
-	fmt.Fprintln(c.stdout, "next: review it, then ctxguard install HARNESS (ctxguard install --help lists them) and ctxguard doctor")
+	fmt.Fprintln(c.stdout, "next: review it (keep in each allow list only what this repository uses), then ctxguard install HARNESS (ctxguard install --help lists them) and ctxguard doctor")
 	return nil
+}
+
+// starter decides what the starter policy allows of one CLI's contexts. init runs unattended
+// (an agent may run it), so it asks nothing; instead it allows only the contexts whose names say
+// they are for development or tests (dev, test, staging, sandbox, local clusters: see
+// [safeName]) and never one that looks like production, even when it is the active one. A CLI
+// with no such context is written commented out, with what was found: the user decides. That
+// errs towards an agent being refused in a context a person then allows, never towards an agent
+// running in production because production happened to be active during init.
+func starter(st guard.State, from string) starterContext {
+	a, p := st.Active, st.Spec
+	sc := starterContext{Name: st.Name, About: strings.TrimSuffix(p.About, "."), From: from}
+	value := func(id, name string) starterValue {
+		q, _ := json.Marshal(id)
+		v := starterValue{Quoted: string(q)}
+		if name != "" && name != id {
+			v.Label = name
+		}
+		return v
+	}
+	label := func(id, name string) string {
+		if name != "" && name != id {
+			return fmt.Sprintf("%s (%s)", name, id)
+		}
+		return id
+	}
+	type candidate struct{ id, name string }
+	all := []candidate{{a.Value, a.Name}}
+	for _, k := range a.Known {
+		if !eqFold(k.ID, a.Value, p.Context.CaseInsensitive) {
+			all = append(all, candidate{k.ID, k.Name})
+		}
+	}
+	var left []string
+	for _, cand := range all {
+		switch safeName(cmp.Or(cand.name, cand.id)) {
+		case nameSafe:
+			sc.Allow = append(sc.Allow, value(cand.id, cand.name))
+		case nameProduction:
+			left = append(left, label(cand.id, cand.name)+", named like production")
+		default:
+			left = append(left, label(cand.id, cand.name)+", whose name does not say it is for development")
+		}
+	}
+	sc.Active = value(a.Value, a.Name)
+	sc.Found = fmt.Sprintf("%s %s was active, from %s", p.Noun, label(a.Value, a.Name), from)
+	sc.Left = limit(left, 8)
+	switch {
+	case len(sc.Allow) == 0:
+		sc.summary = fmt.Sprintf("allows nothing yet: %s %s is active, and no %s found is named like a development one (see the file)", p.Noun, label(a.Value, a.Name), p.Noun)
+	case len(left) == 0:
+		sc.summary = "allows " + p.Noun + " " + names(sc.Allow)
+	default:
+		sc.summary = fmt.Sprintf("allows %s %s; left out %s", p.Noun, names(sc.Allow), strings.Join(sc.Left, "; "))
+	}
+	return sc
+}
+
+func names(vs []starterValue) string {
+	var out []string
+	for _, v := range vs {
+		id, _ := strconv.Unquote(v.Quoted)
+		if v.Label != "" {
+			id = fmt.Sprintf("%s (%s)", v.Label, id)
+		}
+		out = append(out, id)
+	}
+	return strings.Join(out, ", ")
+}
+
+func limit(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
+}
+
+func eqFold(a, b string, fold bool) bool { return a == b || fold && strings.EqualFold(a, b) }
+
+type nameKind int
+
+const (
+	nameUnclear nameKind = iota
+	nameSafe
+	nameProduction
+)
+
+// The words of a context's name that say what it is for. A name is split into words at every
+// character that is not a letter or a digit and where a lower-case letter meets an upper-case
+// one (ContosoDev is contoso, dev).
+var (
+	safeWords       = []string{"dev", "devel", "develop", "development", "test", "testing", "tst", "qa", "stage", "staging", "stg", "sandbox", "sbx", "local", "localhost", "kind", "minikube", "k3d", "microk8s", "demo", "playground"}
+	productionWords = []string{"prod", "production", "prd", "live"}
+)
+
+// safeName says whether a context's name marks it as one for development (and not also for
+// production: pre-prod is production enough).
+func safeName(name string) nameKind {
+	var words []string
+	var w []rune
+	prev := rune(0)
+	flush := func() {
+		if len(w) > 0 {
+			words = append(words, strings.ToLower(string(w)))
+			w = w[:0]
+		}
+	}
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			w = append(w, r)
+		default:
+			w = append(w, r)
+		}
+		prev = r
+	}
+	flush()
+	kind := nameUnclear
+	for _, word := range words {
+		switch {
+		case slices.Contains(productionWords, word):
+			return nameProduction
+		case slices.Contains(safeWords, word):
+			kind = nameSafe
+		}
+	}
+	return kind
 }

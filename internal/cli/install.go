@@ -37,7 +37,7 @@ func (c *runner) wire(verb string, args []string) error {
 	for _, name := range fs.Args() {
 		s, ok := harness.SetupFor(name)
 		if !ok {
-			return usageError{fmt.Sprintf("unknown harness %q (known: %s)", name, strings.Join(harness.Names(), ", "))}
+			return usageError{unknown("harness", name, harness.Names())}
 		}
 		if rewrite && s.Harness != "cursor" {
 			return usageError{"--rewrite is for cursor, whose preToolUse hook can rewrite; the other harnesses' hooks rewrite already"}
@@ -85,7 +85,7 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", file, err)
 	}
-	out, remove, err := wired(verb, s, file, old, exists, self, o)
+	out, remove, err := wired(verb, s, file, old, exists, self, o, c.created(file, false))
 	if err != nil {
 		return fmt.Errorf("%w\n  %s is left as it is: fix it by hand, then run ctxguard %s %s again", err, file, verb, s.Harness)
 	}
@@ -127,7 +127,11 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 				return err
 			}
 		}
-		fmt.Fprintf(c.stdout, "%s: removed %s, which held only ctxguard's hook\n", s.Title, file)
+		why := "which held only ctxguard's hook"
+		if c.created(file, true) && !s.Own {
+			why = "which install created and which held only ctxguard's hook"
+		}
+		fmt.Fprintf(c.stdout, "%s: removed %s, %s\n", s.Title, file, why)
 		return nil
 	}
 	if err := writeFile(file, out); err != nil {
@@ -143,6 +147,9 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 			return fmt.Errorf("write %s: %w", b.path, err)
 		}
 	}
+	if !exists {
+		c.remember(file)
+	}
 	if verb == "uninstall" {
 		fmt.Fprintf(c.stdout, "%s: took ctxguard's hooks out of %s\n", s.Title, file)
 		return nil
@@ -157,9 +164,10 @@ func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o har
 
 // wired is a harness's file after install or uninstall, and whether uninstall removes it: a
 // Script file is written whole, and removed when it is ctxguard's; a settings file gets its
-// entries put in or taken out, and is removed when the harness's file is ctxguard's own (Own)
-// and nothing else is left in it.
-func wired(verb string, s *harness.Setup, file string, old []byte, exists bool, self string, o harness.Options) (out []byte, remove bool, err error) {
+// entries put in or taken out, and is removed when nothing else is left in it and the file is
+// ctxguard's own (Own) or install created it (created: a `{}` settings file that was not there
+// before is clutter).
+func wired(verb string, s *harness.Setup, file string, old []byte, exists bool, self string, o harness.Options, created bool) (out []byte, remove bool, err error) {
 	if s.Script != nil {
 		ours := exists && harness.IsScript(old)
 		if verb == "uninstall" {
@@ -184,7 +192,7 @@ func wired(verb string, s *harness.Setup, file string, old []byte, exists bool, 
 		return nil, false, nil
 	}
 	out, err = hookfile.Uninstall(old, file, layout)
-	return out, err == nil && string(out) != string(old) && s.Own && hookfile.Same(out, []byte(s.Skeleton)), err
+	return out, err == nil && string(out) != string(old) && (s.Own || created) && hookfile.Same(out, []byte(s.Skeleton)), err
 }
 
 // besideFile is a file that goes with a harness's hook file ([harness.Setup.Beside]).
@@ -203,4 +211,41 @@ func beside(s *harness.Setup, file string, install, removal bool) []besideFile {
 		}
 	}
 	return out
+}
+
+// remember records that install created file (see [paths.Env.CreatedFiles]). A record that
+// cannot be written only means that uninstall leaves an empty file behind, so it fails silently.
+func (c *runner) remember(file string) {
+	list := c.env.CreatedFiles()
+	if list == "" || c.created(file, false) {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(list), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(list, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintln(f, file)
+	f.Close()
+}
+
+// created reports whether install created file; forget drops it from the record.
+func (c *runner) created(file string, forget bool) bool {
+	list := c.env.CreatedFiles()
+	data, err := os.ReadFile(list)
+	if list == "" || err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	i := slices.Index(lines, file)
+	if i >= 0 && forget {
+		rest := strings.Join(slices.Delete(lines, i, i+1), "\n")
+		if rest != "" {
+			rest += "\n"
+		}
+		_ = writeFile(list, []byte(rest))
+	}
+	return i >= 0
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/shell"
 )
 
 // self is the absolute path of this binary, the one a harness's hook entry runs.
@@ -112,4 +114,13 @@ func (c *runner) home(path string) string {
 		return filepath.Join("~", rel)
 	}
 	return path
+}
+
+// quote quotes a word for a command line the user types on this system: PowerShell's rules on
+// Windows, the POSIX shell's elsewhere. A plain word stays as it is.
+func (c *runner) quote(s string) string {
+	if c.env.GOOS() == "windows" {
+		return shell.QuotePowerShell(s)
+	}
+	return shell.Quote(s)
 }

@@ -124,7 +124,7 @@ func named(err error, abs, given string) error {
 		return nil
 	}
 	var out []error
-	for _, e := range unjoin(err) {
+	for _, e := range codec.Unjoin(err) {
 		var ce *codec.Error
 		if errors.As(e, &ce) && ce.File == abs {
 			c := *ce

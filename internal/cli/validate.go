@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
@@ -44,7 +46,7 @@ func runValidate(c *runner, args []string) error {
 			return err
 		}
 		if len(files) == 0 {
-			fmt.Fprintln(c.stderr, "ctxguard validate: no policy or provider file applies here; name the files to check")
+			fmt.Fprintln(c.stderr, "ctxguard validate: no policy or provider file applies here, so there is nothing to check: name the files to check, or write a policy with ctxguard init")
 			return nil
 		}
 	}
@@ -69,40 +71,52 @@ func runValidate(c *runner, args []string) error {
 		srcs = append(srcs, source{i, f, k, data})
 	}
 
-	// Providers first: a policy may name the providers given with it.
-	cat, err := catalog.Open(c.env)
-	var known []string
-	if err == nil {
-		known = cat.Names()
-	}
+	// The providers a policy may name: the built-in ones, the user's providers folder as a hook
+	// run loads it, and the provider files given. A file is checked where it is given, so that
+	// each problem is printed once.
 	builtins := catalog.New().Names()
+	known := slices.Clone(builtins)
 	named := map[string]string{}
-	for _, s := range srcs {
-		if s.kind != "provider" {
-			continue
-		}
-		spec, pos, err := catalog.Decode(s.data, s.file)
+	check := func(file string, data []byte) []string {
+		spec, pos, err := catalog.Decode(data, file)
 		if err != nil {
-			findings[s.index] = sorted(err)
-			continue
+			return sorted(err)
 		}
 		switch prev, dup := named[spec.Name]; {
 		case slices.Contains(builtins, spec.Name):
-			findings[s.index] = append(findings[s.index], pos.Errorf("name", "provider %q is built in; a file may add a CLI, not replace one: pick another name", spec.Name).Error())
+			return []string{pos.Errorf("name", "provider %q is built in; a file may add a CLI, not replace one: pick another name", spec.Name).Error()}
 		case dup:
-			findings[s.index] = append(findings[s.index], pos.Errorf("name", "provider %q is also defined in %s", spec.Name, prev).Error())
-		default:
-			named[spec.Name] = s.file
+			return []string{pos.Errorf("name", "provider %q is also defined in %s: rename one, or remove it", spec.Name, prev).Error()}
 		}
-		if !slices.Contains(known, spec.Name) {
-			known = append(known, spec.Name)
+		named[spec.Name] = file
+		known = append(known, spec.Name)
+		return nil
+	}
+	given := map[string]bool{}
+	for _, s := range srcs {
+		if abs, err := filepath.Abs(s.file); err == nil && s.kind == "provider" {
+			given[abs] = true
 		}
 	}
+	userFiles, err := c.userProviders()
 	if err != nil {
-		// The user's providers folder does not load: the files given are still checked, against
-		// the built-in names.
-		fmt.Fprintf(c.stderr, "ctxguard validate: %v\n", err)
-		known = append(known, builtins...)
+		fmt.Fprintf(c.stderr, "ctxguard validate: %v: the policies are checked against the built-in providers only\n", err)
+	}
+	policies := slices.ContainsFunc(srcs, func(s source) bool { return s.kind == "policy" })
+	for _, f := range userFiles {
+		if given[f] || !policies {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err == nil && check(f, data) == nil {
+			continue
+		}
+		fmt.Fprintf(c.stderr, "ctxguard validate: %s does not load, so its provider is unknown here (ctxguard validate %s says why)\n", c.home(f), f)
+	}
+	for _, s := range srcs {
+		if s.kind == "provider" {
+			findings[s.index] = check(s.file, s.data)
+		}
 	}
 	for _, s := range srcs {
 		if s.kind != "policy" {
@@ -123,17 +137,36 @@ func runValidate(c *runner, args []string) error {
 			fmt.Fprintf(c.stderr, "note: %s\n", note)
 		}
 	}
-	n := 0
+	n, broken := 0, 0
 	for _, fs := range findings {
 		for _, f := range fs {
 			fmt.Fprintln(c.stdout, f)
 			n++
 		}
+		if len(fs) > 0 {
+			broken++
+		}
 	}
 	if n > 0 {
-		return exitError{code: exitFailure, msg: fmt.Sprintf("%s in %s", count(n, "problem"), count(len(files), "file"))}
+		in := count(len(files), "file")
+		if broken < len(files) {
+			in = fmt.Sprintf("%d of %d files", broken, len(files))
+		}
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
+		return exitError{code: exitFailure, msg: fmt.Sprintf("%s in %s: correct %s, then run ctxguard validate again", count(n, "problem"), in, them)}
 	}
-	fmt.Fprintf(c.stderr, "ctxguard validate: %s, no problem\n", count(len(files), "file"))
+	var checked []string
+	for _, s := range srcs {
+		what := s.kind
+		if s.kind == "policy" {
+			what = c.layerOf(s.file) + " policy"
+		}
+		checked = append(checked, fmt.Sprintf("%s %s", what, c.home(s.file)))
+	}
+	fmt.Fprintf(c.stderr, "ctxguard validate: no problem in %s: %s\n", count(len(files), "file"), strings.Join(checked, ", "))
 	return nil
 }
 
@@ -179,16 +212,33 @@ func (c *runner) defaultFiles() ([]string, error) {
 			files = append(files, l.File)
 		}
 	}
-	if dir := c.env.ProvidersDir(); dir != "" {
-		more, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		files = append(files, more...)
+	more, err := c.userProviders()
+	if err != nil {
+		return nil, err
 	}
-	return files, nil
+	return append(files, more...), nil
+}
+
+// userProviders are the files of the user's providers folder that a hook run loads, in the order
+// it loads them.
+func (c *runner) userProviders() ([]string, error) {
+	dir := c.env.ProvidersDir()
+	if dir == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read providers folder %s: %w", dir, err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	slices.Sort(files)
+	return files, err
 }
 
 // sorted lists the problems of one file in the order of their positions.
 func sorted(err error) []string {
-	errs := unjoin(err)
+	errs := codec.Unjoin(err)
 	pos := func(e error) (int, int) {
 		var ce *codec.Error
 		if errors.As(e, &ce) {

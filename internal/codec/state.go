@@ -46,7 +46,11 @@ func ToJSON(data []byte, format string) ([]byte, error) {
 func yamlToJSON(data []byte) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+		e := syntaxError(data, "")
+		if e.Line == 0 {
+			return nil, errors.New(e.Msg)
+		}
+		return nil, fmt.Errorf("line %d: %s", e.Line, e.Msg)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
 		return []byte("null"), nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -15,8 +16,13 @@ import (
 // where each of its items is written, both from one parse of data. A misspelt key in a policy
 // that silently does nothing is worse than an error, so every problem (syntax, unknown key,
 // repeated key, wrong type) comes back as a [*Error] naming file, line and, where the decoder
-// allows, column; several problems come back joined ([errors.Join]). The positions let a caller
-// point at the item of any problem it finds after decoding (an unknown setting, a bad pattern).
+// allows, column, in words a reader of the file understands; several problems come back joined
+// ([errors.Join]).
+//
+// A file that parses but has values of the wrong type or unknown keys still gets its positions,
+// with v holding everything that did decode: the caller checks the rest and reports its own
+// problems with these (an unknown setting, a bad pattern), so that one run names every mistake
+// in the file. Only YAML that does not parse at all returns no positions.
 //
 // An empty document (or one with only comments) decodes to nothing and is not an error. A second
 // document in the same file is an error: a policy or provider file holds one.
@@ -25,20 +31,28 @@ func Decode(data []byte, file string, v any) (*Positions, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	doc := &document{v: v}
+	var errs []error
 	if err := dec.Decode(doc); err != nil {
-		if err == io.EOF {
+		var te *yaml.TypeError
+		switch {
+		case err == io.EOF:
 			return &Positions{file: file}, nil
+		case !errors.As(err, &te) || doc.root == nil:
+			return nil, syntaxError(data, file)
 		}
-		return nil, convert(doc.root, file, err)
+		errs = typeErrors(doc.root, reflect.TypeOf(v), file, te)
 	}
+	pos := &Positions{file: file, root: doc.root}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == io.EOF:
-		return &Positions{file: file, root: doc.root}, nil
 	case err != nil:
-		return nil, convert(doc.root, file, err)
+		return nil, syntaxError(data, file)
+	default:
+		errs = append(errs, &Error{File: file, Line: extra.Line, Col: extra.Column,
+			Msg: "a second YAML document (after ---): a file holds one; remove the --- line and merge the two, or move the second into a file of its own"})
 	}
-	return nil, &Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document"}
+	return pos, errors.Join(errs...)
 }
 
 // DecodeStrict is [Decode] for a caller that needs no positions.
@@ -70,46 +84,6 @@ func (n *node) UnmarshalYAML(v *yaml.Node) error {
 	return nil
 }
 
-// convert turns a yaml.v3 error into *Error values. yaml.v3 reports type errors as strings that
-// start with "line N: "; the column is recovered by finding the node on that line in root (the
-// document's node tree, nil when it did not parse).
-func convert(root *yaml.Node, file string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		line, msg := splitLine(strings.TrimPrefix(err.Error(), "yaml: "))
-		return &Error{File: file, Line: line, Msg: msg}
-	}
-	if root == nil {
-		root = &yaml.Node{}
-	}
-	errs := make([]error, 0, len(te.Errors))
-	for _, s := range te.Errors {
-		line, msg := splitLine(s)
-		e := &Error{File: file, Line: line, Msg: msg}
-		switch {
-		case strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found in type "):
-			key := strings.TrimPrefix(msg[:strings.Index(msg, " not found in type ")], "field ")
-			e.Msg = fmt.Sprintf("unknown key %q", key)
-			e.Col = keyColumn(root, line, key)
-		case strings.HasPrefix(msg, "mapping key "):
-			// mapping key "x" already defined at line 3
-			rest := strings.TrimPrefix(msg, "mapping key ")
-			if key, err := strconv.QuotedPrefix(rest); err == nil {
-				k, _ := strconv.Unquote(key)
-				e.Msg = "key " + key + strings.Replace(rest[len(key):], " already defined", " is already defined", 1)
-				e.Col = keyColumn(root, line, k)
-			}
-		case strings.HasPrefix(msg, "cannot unmarshal "):
-			e.Col = valueColumn(root, line, msg)
-		}
-		errs = append(errs, e)
-	}
-	if len(errs) == 1 {
-		return errs[0]
-	}
-	return errors.Join(errs...)
-}
-
 // splitLine takes the "line N: " prefix off a yaml.v3 message.
 func splitLine(s string) (int, string) {
 	rest, ok := strings.CutPrefix(s, "line ")
@@ -122,52 +96,6 @@ func splitLine(s string) (int, string) {
 		return 0, s
 	}
 	return n, msg
-}
-
-// keyColumn finds the column of a mapping key on a line.
-func keyColumn(n *yaml.Node, line int, key string) int {
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; k.Line == line && k.Value == key {
-				return k.Column
-			}
-		}
-	}
-	for _, c := range n.Content {
-		if col := keyColumn(c, line, key); col > 0 {
-			return col
-		}
-	}
-	return 0
-}
-
-// valueColumn finds the column of the value a "cannot unmarshal !!tag `value` into T" message
-// is about: the deepest node on the line that is not a mapping key and has that tag (and, for
-// scalars, that value, which yaml.v3 shortens to 7 characters and "..."). Deepest, because in
-// `- file: {a: b}` the step's mapping and the misplaced one start on the same line, and a
-// wrongly typed value is the usual mistake.
-func valueColumn(root *yaml.Node, line int, msg string) int {
-	rest := strings.TrimPrefix(msg, "cannot unmarshal ")
-	tag, rest, _ := strings.Cut(rest, " ")
-	var prefix string
-	if strings.HasPrefix(rest, "`") {
-		if end := strings.Index(rest[1:], "` into "); end >= 0 {
-			prefix = strings.TrimSuffix(rest[1:1+end], "...")
-		}
-	}
-	col, depth := 0, -1
-	var walk func(n *yaml.Node, isKey bool, d int)
-	walk = func(n *yaml.Node, isKey bool, d int) {
-		if !isKey && n.Kind != yaml.DocumentNode && n.Line == line && n.ShortTag() == tag &&
-			strings.HasPrefix(n.Value, prefix) && d > depth {
-			col, depth = n.Column, d
-		}
-		for i, c := range n.Content {
-			walk(c, n.Kind == yaml.MappingNode && i%2 == 0, d+1)
-		}
-	}
-	walk(root, false, 0)
-	return col
 }
 
 // Positions maps the paths of a YAML document's items to where they are written, so that an

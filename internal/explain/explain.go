@@ -2,12 +2,14 @@ package explain
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/rules"
@@ -32,6 +34,8 @@ type report struct {
 	Lifts []lift.Lift `json:"lifts,omitempty"`
 	// Facts are what the rules' conditions read ("not known" for a fact that was not).
 	Facts map[string]string `json:"facts,omitempty"`
+	// LoadError is why the policy or a provider file did not load.
+	LoadError string `json:"load_error,omitempty"`
 }
 
 // JSON writes the outcome as one indented JSON object.
@@ -41,6 +45,9 @@ func newReport(o guard.Outcome) report {
 	r := report{
 		Decision: o.Verdict, Rule: o.Rule, Reason: o.Reason, Command: o.Command, Input: o.Input, Shell: o.Shell, Cwd: o.Cwd,
 		Calls: o.Calls, Policies: o.Policies, Providers: o.Providers, Session: o.Session, Notes: o.Notes, Lifts: o.Lifts, Facts: o.Facts,
+	}
+	if o.Unloaded != nil {
+		r.LoadError = o.Unloaded.Error()
 	}
 	if r.Calls == nil {
 		r.Calls = []rules.CallTrace{}
@@ -69,7 +76,10 @@ func Text(w io.Writer, o guard.Outcome) error {
 		fmt.Fprintf(&b, "shell:    %s\n", o.Shell)
 	}
 	fmt.Fprintf(&b, "cwd:      %s\n", o.Cwd)
-	if len(o.Policies) == 0 {
+	switch {
+	case o.Unloaded != nil && o.Verdict == rules.VerdictDeny:
+		fmt.Fprintf(&b, "policy:   failed to load: %s\n", unloaded(o))
+	case len(o.Policies) == 0:
 		b.WriteString("policy:   none found\n")
 	}
 	for _, p := range o.Policies {
@@ -88,6 +98,12 @@ func Text(w io.Writer, o guard.Outcome) error {
 			fmt.Fprintf(&b, "  provider %s, %s", c.Provider, c.Kind)
 		} else {
 			fmt.Fprintf(&b, "  %s", c.Kind)
+		}
+		switch c.Kind {
+		case rules.KindUnchecked:
+			fmt.Fprintf(&b, " (the policy says nothing about %s's contexts; contexts.%s in it would check them)", c.Provider, c.Provider)
+		case rules.KindExempt:
+			b.WriteString(" (it inspects or repairs the CLI's own state, so no context is checked)")
 		}
 		if len(c.Via) > 0 {
 			fmt.Fprintf(&b, ", via %s", strings.Join(c.Via, " > "))
@@ -170,15 +186,37 @@ func context(c *rules.ContextTrace, session string) string {
 		from = string(c.Source)
 	}
 	if c.File != "" {
-		from += fmt.Sprintf(" (file %s", c.File)
-		if c.Key != "" {
-			from += ", key " + c.Key
-		}
-		from += ")"
+		// The key is a gjson path, for tools (--json), not for a person.
+		from += fmt.Sprintf(" (file %s)", c.File)
 	}
 	allowed := "allowed"
 	if !c.Allowed {
 		allowed = "not allowed"
 	}
 	return fmt.Sprintf("%s %s — %s", v, from, allowed)
+}
+
+// unloaded says which file did not load and how many problems the reason lists.
+func unloaded(o guard.Outcome) string {
+	errs := codec.Unjoin(o.Unloaded)
+	var first *codec.Error
+	if !errors.As(errs[0], &first) || first.File == "" {
+		return o.Unloaded.Error()
+	}
+	n := 0
+	for _, e := range errs {
+		var ce *codec.Error
+		if errors.As(e, &ce) && ce.File == first.File {
+			n++
+		}
+	}
+	what := "the policy file"
+	if o.Rule == "provider.error" {
+		what = "the provider file"
+	}
+	problems := "1 problem (the reason says which)"
+	if n > 1 {
+		problems = fmt.Sprintf("%d problems (the reason lists them)", n)
+	}
+	return fmt.Sprintf("%s %s has %s", what, first.File, problems)
 }

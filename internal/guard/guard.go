@@ -46,6 +46,9 @@ type Outcome struct {
 	Warnings []string
 	// Lifts are the lifts that let a rule's calls through.
 	Lifts []lift.Lift
+	// Unloaded is why the policy or a provider file did not load: the decision is then a deny,
+	// or, with no policy anywhere, an allow with a note.
+	Unloaded error
 	// mem is the session's memory when it is on, opened once for the decision: [Outcome.Remember]
 	// records the line's switches in it.
 	mem *memory
@@ -79,15 +82,22 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	if req.Shell == rules.ShellPowerShell {
 		out.Shell = rules.ShellPowerShell
 	}
+	popts := policy.Options{Cwd: req.Cwd, Env: env}
 	cat, err := catalog.Open(env)
 	if err == nil {
 		err = cat.AddSpecs(ov.Providers)
 	}
 	if err != nil {
-		return out.deny("provider.error", err)
+		// A provider file the user is still writing must not stop every command in every
+		// directory: where no policy applies, nothing would be checked anyway.
+		if layers, lerr := policy.Layers(popts); lerr == nil && !found(layers) {
+			out.Unloaded = err
+			out.Notes = append(out.Notes, fmt.Sprintf("a provider file does not load (%v); it matters once a policy applies: run ctxguard validate", err))
+			return out.none()
+		}
+		return out.unloaded("provider.error", "a provider file", err)
 	}
-	names := cat.Names()
-	popts := policy.Options{Cwd: req.Cwd, Env: env, Providers: names}
+	popts.Providers = cat.Names()
 	pol := ov.Policy
 	if pol == nil {
 		pol, err = policy.Load(popts)
@@ -95,13 +105,12 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 			out.Audit = pol.Audit
 		}
 		if err != nil {
-			return out.deny("policy.error", err)
+			return out.unloaded("policy.error", "a policy file", err)
 		}
 	}
 	out.Policies, out.RewriteMode = pol.Files, pol.RewriteMode
 	if len(pol.Files) == 0 {
-		out.Rule, out.Reason = "policy.none", "no ctxguard policy applies here, so every command is allowed"
-		return out
+		return out.none()
 	}
 	calls, err := parse(req)
 	if err != nil {
@@ -149,23 +158,49 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	return out
 }
 
+func (o Outcome) none() Outcome {
+	o.Rule, o.Reason = "policy.none", "no ctxguard policy applies here, so every command is allowed"
+	return o
+}
+
+// unloaded denies because what a file says cannot be known. The agent may not edit ctxguard's
+// own files, so the way out is the user's.
+func (o Outcome) unloaded(rule, what string, err error) Outcome {
+	o.Unloaded = err
+	sep := " "
+	if strings.Contains(err.Error(), "\n") {
+		sep = "\n"
+	}
+	return o.deny(rule, fmt.Errorf("%w%s— ctxguard denies every command while %s does not load: ask the user to correct it (`ctxguard validate` lists every problem)", err, sep, what))
+}
+
+func found(layers []policy.Layer) bool {
+	for _, l := range layers {
+		if l.Found {
+			return true
+		}
+	}
+	return false
+}
+
 func (o Outcome) deny(rule string, err error) Outcome {
 	o.Verdict, o.Rule = rules.VerdictDeny, rule
 	o.Reason = fmt.Sprintf("[ctxguard/%s] %v", rule, err)
 	return o
 }
 
+// fixes lists the calls as they should be written, each in backticks.
 func fixes(calls []rules.CallTrace) string {
 	var out []string
 	for _, c := range calls {
-		if c.Fixed != "" && !slices.Contains(out, c.Fixed) {
-			out = append(out, c.Fixed)
+		if f := "`" + c.Fixed + "`"; c.Fixed != "" && !slices.Contains(out, f) {
+			out = append(out, f)
 		}
 	}
 	if len(out) == 0 {
-		return "(none)"
+		return "name the context on each call explicitly"
 	}
-	return fmt.Sprint(out)
+	return strings.Join(out, ", ")
 }
 
 // specsFor picks the providers that the line's calls need: those that guard a command word in

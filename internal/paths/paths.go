@@ -68,6 +68,16 @@ func (e Env) StateDir() string {
 	return e.Join(home, "ctxguard")
 }
 
+// CreatedFiles lists the harness settings files that `ctxguard install` created,
+// <StateDir>/created-files, one path a line: uninstall removes such a file when it leaves it as
+// install found it, not there. "" without a state home.
+func (e Env) CreatedFiles() string {
+	if dir := e.StateDir(); dir != "" {
+		return e.Join(dir, "created-files")
+	}
+	return ""
+}
+
 // UserPolicy is the user's policy file, <ConfigDir>/policy.yaml; "" without a config home.
 func (e Env) UserPolicy() string { return e.inConfig("policy.yaml") }
 

@@ -380,7 +380,7 @@ func TestLoadErrors(t *testing.T) {
 			name:  "malformed user file",
 			setup: func(tr *tree) { tr.write("home/.config/ctxguard/policy.yaml", "rules: [\n") },
 			cwd:   "home/repo/sub",
-			want:  []string{"$ROOT/home/.config/ctxguard/policy.yaml:1: "},
+			want:  []string{"$ROOT/home/.config/ctxguard/policy.yaml:1:8: this [ is never closed"},
 		},
 		{
 			name:  "unknown provider in the managed file",

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -74,20 +72,24 @@ var (
 func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, error) {
 	var s fileSchema
 	pos, err := codec.Decode(data, file, &s)
-	if err != nil {
+	if pos == nil {
 		return nil, err
 	}
-	c := checker{pos: pos}
+	c := checker{pos: pos, problems: codec.NewProblems(pos, err)}
 	p := &rules.Policy{
 		Files:    []rules.PolicyFile{{Layer: layer, File: file}},
 		Contexts: map[string]*rules.ContextPolicy{},
 	}
 	if s.Version != nil && *s.Version != 1 {
-		c.errorf("version", "unsupported version %d: this ctxguard reads version 1", *s.Version)
+		c.errorf("version", "unsupported version %d: this ctxguard reads version 1; write version: 1", *s.Version)
 	}
 	for name, cs := range s.Contexts {
 		if !slices.Contains(providers, name) {
-			c.errorf("contexts."+name, "unknown provider %q (known: %s)", name, strings.Join(providers, ", "))
+			hint := codec.DidYouMean(name, providers)
+			if hint == "" {
+				hint = fmt.Sprintf(" (known: %s): name one of them, or add a provider file for %s to the providers folder first", strings.Join(providers, ", "), name)
+			}
+			c.errorf("contexts."+name, "unknown provider %q%s", name, hint)
 			continue
 		}
 		p.Contexts[name] = c.context("contexts."+name, cs)
@@ -105,44 +107,25 @@ func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, 
 	}
 	p.Rules = c.rules(s.Rules, layer, filepath.Dir(file))
 	p.Audit = c.audit(s.Audit, layer)
-	if err := c.err(); err != nil {
+	if err := c.problems.Err(); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// checker validates a decoded file against the positions of its items, collecting every problem.
+// checker validates a decoded file against the positions of its items, collecting every problem
+// with the decoder's.
 type checker struct {
-	pos  *codec.Positions
-	errs []*codec.Error
+	pos      *codec.Positions
+	problems *codec.Problems
 }
 
-func (c *checker) errorf(path, format string, args ...any) {
-	c.errs = append(c.errs, c.pos.Errorf(path, format, args...))
-}
+func (c *checker) errorf(path, format string, args ...any) { c.problems.Add(path, format, args...) }
 
 // src is where the item at path is written.
 func (c *checker) src(path string) rules.Source {
 	at, _ := c.pos.At(path)
 	return rules.Source{File: c.pos.File(), Line: at.Line}
-}
-
-// err returns the problems in file order: one as itself, several joined.
-func (c *checker) err() error {
-	if len(c.errs) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(c.errs, func(a, b *codec.Error) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
-	})
-	if len(c.errs) == 1 {
-		return c.errs[0]
-	}
-	errs := make([]error, len(c.errs))
-	for i, e := range c.errs {
-		errs[i] = e
-	}
-	return errors.Join(errs...)
 }
 
 // setting reads a setting word that must be one of allowed.
@@ -157,7 +140,7 @@ func (c *checker) setting(path string, word *string, allowed []rules.Setting) (r
 			names[i] = a.String()
 		}
 		key := path[strings.LastIndexByte(path, '.')+1:]
-		c.errorf(path, "%s %q is not one of %s", key, *word, strings.Join(names, ", "))
+		c.errorf(path, "%s %q is not one of %s%s", key, *word, strings.Join(names, ", "), codec.DidYouMean(*word, names))
 		return rules.SettingUnset, rules.Source{}
 	}
 	return s, c.src(path)

@@ -137,18 +137,18 @@ func TestParseErrors(t *testing.T) {
 		yaml string
 		want string // the whole error text
 	}{
-		{"unknown top-level key", "version: 1\nsesion: {remember: true}\n", file + `:2:1: unknown key "sesion"`},
-		{"unknown session key", "session: {remeber: false}\n", file + `:1:11: unknown key "remeber"`},
-		{"session remember is not a boolean", "session: {remember: no-thanks}\n", file + ":1:21: cannot unmarshal !!str `no-thanks` into bool"},
-		{"unknown context key", "contexts:\n  az:\n    alow: [x]\n", file + `:3:5: unknown key "alow"`},
-		{"unknown rule key", "rules:\n  - match: az group delete\n    decison: deny\n", file + `:3:5: unknown key "decison"`},
-		{"malformed yaml", "contexts:\n  az: [\n", file + ":2: did not find expected node content"},
-		{"tab indentation", "contexts:\n\taz: {}\n", file + ":2: found character that cannot start any token"},
-		{"not a mapping", "- az\n", file + ":1:1: cannot unmarshal !!seq into policy.fileSchema"},
-		{"allow is not a list", "contexts:\n  az:\n    allow: dev\n", file + ":3:12: cannot unmarshal !!str `dev` into []*string"},
-		{"unsupported version", "version: 2\n", file + ":1:1: unsupported version 2: this ctxguard reads version 1"},
-		{"unknown provider", "contexts:\n  kubect1:\n    allow: [dev]\n", file + `:2:3: unknown provider "kubect1" (known: az, kubectl, pac)`},
-		{"bad unbound", "contexts:\n  az:\n    unbound: Fix\n", file + `:3:5: unbound "Fix" is not one of allow, fix, ask, deny`},
+		{"unknown top-level key", "version: 1\nsesion: {remember: true}\n", file + ":2:1: unknown key \"sesion\": did you mean `session`?"},
+		{"unknown session key", "session: {remeber: false}\n", file + ":1:11: unknown key \"remeber\": did you mean `remember`?"},
+		{"session remember is not a boolean", "session: {remember: no-thanks}\n", file + `:1:21: remember must be true or false, not "no-thanks"`},
+		{"unknown context key", "contexts:\n  az:\n    alow: [x]\n", file + ":3:5: unknown key \"alow\": did you mean `allow`?"},
+		{"unknown rule key", "rules:\n  - match: az group delete\n    decison: deny\n", file + ":3:5: unknown key \"decison\": did you mean `decision`?"},
+		{"malformed yaml", "contexts:\n  az: [\n", file + ":2:7: this [ is never closed: end the list with ]"},
+		{"tab indentation", "contexts:\n\taz: {}\n", file + ":2: a tab in the indentation: YAML indents with spaces only"},
+		{"not a mapping", "- az\n", file + ":1:1: the file must be a mapping of version, contexts, destructive, rewrite, session, rules, audit, not a list"},
+		{"allow is not a list", "contexts:\n  az:\n    allow: dev\n", file + `:3:12: allow must be a list, not "dev": write allow: [dev]`},
+		{"unsupported version", "version: 2\n", file + ":1:1: unsupported version 2: this ctxguard reads version 1; write version: 1"},
+		{"unknown provider", "contexts:\n  kubect1:\n    allow: [dev]\n", file + ":2:3: unknown provider \"kubect1\": did you mean `kubectl`?"},
+		{"bad unbound", "contexts:\n  az:\n    unbound: Fix\n", file + ":3:5: unbound \"Fix\" is not one of allow, fix, ask, deny: did you mean `fix`?"},
 		{"fix is not a destructive word", "destructive: fix\n", file + `:1:1: destructive "fix" is not one of allow, ask, deny`},
 		{"deny is not a rewrite word", "rewrite: deny\n", file + `:1:1: rewrite "deny" is not one of ask`},
 		{"empty setting", "destructive: ''\n", file + `:1:1: destructive "" is not one of allow, ask, deny`},
@@ -166,11 +166,20 @@ func TestParseErrors(t *testing.T) {
 		{"rule with fix", "rules:\n  - match: az group delete\n    decision: fix\n", file + `:3:5: decision "fix" is not one of allow, ask, deny`},
 		{"rule id with a space", "rules:\n  - id: no grants\n    match: az ad\n    decision: deny\n", file + `:2:5: rule id "no grants" must be one word`},
 		{"duplicate rule id", "rules:\n  - id: x\n    match: az ad\n    decision: deny\n  - id: x\n    match: az group\n    decision: ask\n", file + `:5:5: rule id "x" is already used at line 2`},
-		{"duplicate key", "destructive: ask\ndestructive: deny\n", file + `:2:1: key "destructive" is already defined at line 1`},
+		{"duplicate key", "destructive: ask\ndestructive: deny\n", file + `:2:1: key "destructive" is written twice (first at line 1): keep one`},
+		{
+			// Unknown keys, values of the wrong type and values the checks refuse, in one run.
+			"every class of problem at once",
+			"version: 1\ncontexts:\n  az:\n    alow: [a]\n    unbound: sometimes\n  kubectl:\n    allow: dev\ndestructive: maybe\n",
+			file + ":4:5: unknown key \"alow\": did you mean `allow`?\n" +
+				file + `:5:5: unbound "sometimes" is not one of allow, fix, ask, deny` + "\n" +
+				file + `:7:12: allow must be a list, not "dev": write allow: [dev]` + "\n" +
+				file + `:8:1: destructive "maybe" is not one of allow, ask, deny`,
+		},
 		{
 			"every problem, in file order",
 			"contexts:\n  nope: {}\n  az:\n    unbound: maybe\ndestructive: sometimes\n",
-			file + `:2:3: unknown provider "nope" (known: az, kubectl, pac)` + "\n" +
+			file + `:2:3: unknown provider "nope" (known: az, kubectl, pac): name one of them, or add a provider file for nope to the providers folder first` + "\n" +
 				file + `:4:5: unbound "maybe" is not one of allow, fix, ask, deny` + "\n" +
 				file + `:5:1: destructive "sometimes" is not one of allow, ask, deny`,
 		},

@@ -67,10 +67,10 @@ type Test struct {
 func Tests(data []byte, file string) ([]Test, error) {
 	var s fileSchema
 	pos, err := codec.Decode(data, file, &s)
-	if err != nil {
+	if pos == nil {
 		return nil, err
 	}
-	c := checker{pos: pos}
+	c := checker{pos: pos, problems: codec.NewProblems(pos, err)}
 	dir := filepath.Dir(file)
 	var out []Test
 	for i, ts := range s.Tests {
@@ -79,7 +79,7 @@ func Tests(data []byte, file string) ([]Test, error) {
 			out = append(out, t)
 		}
 	}
-	if err := c.err(); err != nil {
+	if err := c.problems.Err(); err != nil {
 		return nil, err
 	}
 	return out, nil
