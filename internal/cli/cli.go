@@ -113,6 +113,9 @@ type runner struct {
 	stdout, stderr io.Writer
 	env            paths.Env
 	getwd          func() (string, error)
+	// exit ends the process; the hook's deadline needs it (see hook.go). Nil in process (the
+	// demo, tests): the deadline then answers without ending anything.
+	exit func(code int)
 }
 
 // usageError is a mistake in the command line: usage is printed and the exit code is 2.
@@ -130,7 +133,7 @@ func (e exitError) Error() string { return e.msg }
 
 // Main runs ctxguard with args (without the program name) and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &runner{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd}
+	c := &runner{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd, exit: os.Exit}
 	return c.main(args)
 }
 
