@@ -19,11 +19,11 @@ const (
 	exitUsage   = 2
 )
 
-// command is one subcommand.
+// command is one subcommand. Its synopsis and examples, shown by --help, are the help text of
+// its name (builtin.Help), read only when they are printed.
 type command struct {
 	name    string
 	summary string
-	usage   string // the synopsis and examples shown by --help
 	run     func(c *runner, args []string) error
 	// exit runs, instead of run, a command that picks its own exit codes: the hook, which may
 	// only exit 0 or 2 (see hook.go).
@@ -36,37 +36,31 @@ var commands = []*command{
 	{
 		name:    "hook",
 		summary: "read one hook payload on stdin and answer the harness",
-		usage:   builtin.Help("hook"),
 		exit:    (*runner).hook,
 	},
 	{
 		name:    "init",
 		summary: "write a starter .ctxguard.yaml that allows the contexts active right now",
-		usage:   builtin.Help("init"),
 		run:     runInit,
 	},
 	{
 		name:    "install",
 		summary: "wire ctxguard into a harness's hooks (claude, copilot, gemini, cursor, codex, windsurf, …)",
-		usage:   builtin.Help("install"),
 		run:     func(c *runner, args []string) error { return c.wire("install", args) },
 	},
 	{
 		name:    "uninstall",
 		summary: "take ctxguard's hooks out of a harness's settings, and nothing else",
-		usage:   builtin.Help("uninstall"),
 		run:     func(c *runner, args []string) error { return c.wire("uninstall", args) },
 	},
 	{
 		name:    "doctor",
 		summary: "check the policy, the CLIs' contexts and every harness's hook, and run the hook once",
-		usage:   builtin.Help("doctor"),
 		run:     runDoctor,
 	},
 	{
 		name:    "explain",
 		summary: "show the decision the hook would make for a command, and why",
-		usage:   builtin.Help("explain"),
 		run:     runExplain,
 	},
 	{
@@ -84,25 +78,21 @@ var commands = []*command{
 	{
 		name:    "validate",
 		summary: "check policy and provider files, printing every problem as file:line:col",
-		usage:   builtin.Help("validate"),
 		run:     runValidate,
 	},
 	{
 		name:    "schema",
 		summary: "print the JSON Schema of policy or provider files, for editors",
-		usage:   builtin.Help("schema"),
 		run:     runSchema,
 	},
 	{
 		name:    "demo",
 		summary: "show ctxguard at work on an embedded example",
-		usage:   builtin.Help("demo"),
 		run:     runDemo,
 	},
 	{
 		name:    "version",
 		summary: "print the version ctxguard was built from",
-		usage:   builtin.Help("version"),
 		run:     runVersion,
 	},
 }
@@ -166,10 +156,10 @@ func (c *runner) main(args []string) int {
 		case err == nil:
 			return exitOK
 		case errors.Is(err, pflag.ErrHelp):
-			fmt.Fprint(c.stdout, cmd.usage)
+			fmt.Fprint(c.stdout, builtin.Help(cmd.name))
 			return exitOK
 		case errors.As(err, &ue):
-			fmt.Fprintf(c.stderr, "ctxguard %s: %v\n\n%s", cmd.name, err, cmd.usage)
+			fmt.Fprintf(c.stderr, "ctxguard %s: %v\n\n%s", cmd.name, err, builtin.Help(cmd.name))
 			return exitUsage
 		case errors.As(err, &ee):
 			if ee.msg != "" {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/template"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
@@ -18,7 +16,7 @@ import (
 	"github.com/ctxguard/ctxguard/spec"
 )
 
-// starterContext is one provider found on this machine, for the template.
+// starterContext is one provider found on this machine, for the starter policy.
 type starterContext struct {
 	Name, About, Display, From, Quoted string
 	Label                              string // the display name, when the value is an id
@@ -43,11 +41,7 @@ func runInit(c *runner, args []string) error {
 	if err != nil {
 		return err
 	}
-	data := struct {
-		Schema string
-		Found  []starterContext
-		Others string
-	}{Schema: builtin.SchemaURL("policy")}
+	var found []starterContext
 	var others []string
 	for _, st := range guard.States(cat, root, c.env) {
 		a := st.Active
@@ -73,30 +67,25 @@ func runInit(c *runner, args []string) error {
 		if a.Name != "" && a.Name != a.Value {
 			label = a.Name
 		}
-		data.Found = append(data.Found, starterContext{
+		found = append(found, starterContext{
 			Name: st.Name, About: strings.TrimSuffix(st.Spec.About, "."), Display: st.Spec.Noun + " " + display(a),
 			From: from, Quoted: string(q), Label: label,
 		})
 	}
-	data.Others = strings.Join(others, ", ")
-	tmpl, err := template.New("policy").Parse(builtin.Starter())
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if err := tmpl.Execute(&out, data); err != nil {
-		return err
-	}
+	out := []byte(strings.NewReplacer(
+		"{{schema}}", builtin.SchemaURL("policy"),
+		"{{contexts}}", starterContexts(found, strings.Join(others, ", ")),
+	).Replace(builtin.Starter("policy")))
 	// What is written must load: a value no template foresaw must not leave a policy that
 	// denies every command.
-	if _, err := policy.Parse(out.Bytes(), file, policy.Project, cat.Names()); err != nil {
+	if _, err := policy.Parse(out, file, policy.Project, cat.Names()); err != nil {
 		return fmt.Errorf("the starter policy does not load (%v); please report this", err)
 	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(out.Bytes()); err != nil {
+	if _, err := f.Write(out); err != nil {
 		f.Close()
 		return err
 	}
@@ -104,12 +93,36 @@ func runInit(c *runner, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.stdout, "wrote %s\n", file)
-	if len(data.Found) == 0 {
+	if len(found) == 0 {
 		fmt.Fprintln(c.stdout, "  no CLI that ctxguard knows has state on this machine yet: add contexts to it by hand")
 	}
-	for _, f := range data.Found {
+	for _, f := range found {
 		fmt.Fprintf(c.stdout, "  %-10s allows %s\n", f.Name, f.Display)
 	}
 	fmt.Fprintln(c.stdout, "next: review it, then ctxguard install HARNESS (ctxguard install --help lists them) and ctxguard doctor")
 	return nil
+}
+
+// starterContexts writes the contexts block of the starter policy (what follows "contexts:"):
+// an allow list and a default for each provider found, or a commented example when there is
+// none, and the names of the others. A template engine would add some 1.5 MB to a binary whose
+// every start the hook pays for, for this one block.
+func starterContexts(found []starterContext, others string) string {
+	var b strings.Builder
+	for _, f := range found {
+		label := ""
+		if f.Label != "" {
+			label = "  # " + f.Label
+		}
+		b.WriteString("\n")
+		strings.NewReplacer("{{about}}", f.About, "{{display}}", f.Display, "{{from}}", f.From, "{{name}}", f.Name,
+			"{{quoted}}", f.Quoted, "{{label}}", label).WriteString(&b, strings.TrimSuffix(builtin.Starter("context"), "\n"))
+	}
+	if len(found) == 0 {
+		b.WriteString(" {}\n" + strings.TrimSuffix(builtin.Starter("none"), "\n"))
+	}
+	if others != "" {
+		fmt.Fprintf(&b, "\n  # ctxguard also knows: %s. Add a CLI under contexts the same way.", others)
+	}
+	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
@@ -16,7 +17,7 @@ import (
 )
 
 // topCommands finds a top-level commands: key, the mark of a provider file.
-var topCommands = regexp.MustCompile(`(?m)^commands[ \t]*:`)
+var topCommands = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^commands[ \t]*:`) })
 
 // source is one file to validate.
 type source struct {
@@ -63,7 +64,7 @@ func runValidate(c *runner, args []string) error {
 		k := *kind
 		if k == "" {
 			k = "policy"
-			if filepath.Base(filepath.Dir(f)) == "providers" || topCommands.Match(data) {
+			if filepath.Base(filepath.Dir(f)) == "providers" || topCommands().Match(data) {
 				k = "provider"
 			}
 		}
