@@ -66,13 +66,11 @@ var commands = []*command{
 	{
 		name:    "log",
 		summary: "show the decisions the hook recorded in the audit trail",
-		usage:   builtin.Help("log"),
 		run:     runLog,
 	},
 	{
 		name:    "lift",
 		summary: "let one rule's calls through for a while (from your own terminal only)",
-		usage:   builtin.Help("lift"),
 		run:     runLift,
 	},
 	{
