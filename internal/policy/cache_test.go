@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 // TestValidateAndHookAgree runs every policy file of the test scripts and the test machines,
@@ -82,4 +84,36 @@ func TestValidateAndHookAgree(t *testing.T) {
 func isPolicyName(p string) bool {
 	base := filepath.Base(p)
 	return base == ProjectFile || base == "policy.yaml" && !strings.Contains(p, "builtin")
+}
+
+// BenchmarkLoad is a hook run's policy: the machine's project file found, read and checked,
+// its tree parsed (cold: a new cache each time) or read back from the cache (warm).
+func BenchmarkLoad(b *testing.B) {
+	names := catalog.New().Names()
+	data, err := os.ReadFile(filepath.Join("..", "guard", "testdata", "machine", "repo", ProjectFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, warm := range []bool{false, true} {
+		b.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(b *testing.B) {
+			dir := b.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ProjectFile), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			env := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME": filepath.Join(dir, "state")}
+			o := Options{Cwd: dir, Providers: names, Env: paths.Env{OS: "linux", Home: dir, Lookup: func(k string) (string, bool) {
+				v, ok := env[k]
+				return v, ok
+			}}}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if !warm {
+					env["XDG_STATE_HOME"] = filepath.Join(dir, "state", strconv.Itoa(i))
+				}
+				if p, err := Load(o); err != nil || len(p.Files) != 1 {
+					b.Fatal(p, err)
+				}
+			}
+		})
+	}
 }
