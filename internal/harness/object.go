@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxguard/ctxguard/internal/codec"
 )
 
 // object is a JSON object read as its members in order, each value kept as the raw JSON it was
@@ -78,7 +80,7 @@ func (o object) has(key string) bool {
 // occurrence, with later duplicates dropped (else the harness would read the old value, the last
 // one), or appended when o lacks it.
 func (o object) with(key, s string) object {
-	v := json.RawMessage(appendString(nil, s))
+	v := json.RawMessage(codec.AppendString(nil, s))
 	out := make(object, 0, len(o)+1)
 	done := false
 	for _, m := range o {
@@ -104,7 +106,7 @@ func (o object) appendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, m.key)
+		b = codec.AppendString(b, m.key)
 		b = append(b, ':')
 		b = append(b, m.value...)
 	}
@@ -222,7 +224,7 @@ func (f *fields) key(k string) {
 		f.b = append(f.b, ',')
 	}
 	f.n++
-	f.b = append(appendString(f.b, k), ':')
+	f.b = append(codec.AppendString(f.b, k), ':')
 }
 
 // str writes a string member; an empty one is left out when omitEmpty (`json:",omitempty"`).
@@ -231,7 +233,7 @@ func (f *fields) str(k, v string, omitEmpty bool) {
 		return
 	}
 	f.key(k)
-	f.b = appendString(f.b, v)
+	f.b = codec.AppendString(f.b, v)
 }
 
 // bool writes a boolean member.
@@ -254,58 +256,4 @@ func (f *fields) object(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, f.b...)
 	return append(b, '}')
-}
-
-// appendString appends s as a JSON string, as encoding/json writes it without HTML escaping
-// (commands are full of & < >, and \u0026 in an answer helps no reader): \" \\ \b \f \n \r
-// \t, other control characters as \u00XX, U+2028 and U+2029 escaped (JavaScript before ES2019
-// could not read them raw), and bytes that are not UTF-8 as U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			}
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
