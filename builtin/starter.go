@@ -1,12 +1,20 @@
 package builtin
 
-import _ "embed"
+import "embed"
 
-//go:embed starter/policy.yaml
-var starter string
+//go:embed starter/*.yaml
+var starter embed.FS
 
-// Starter returns the template (text/template) of the commented .ctxguard.yaml that `ctxguard
-// init` writes. It is filled with the schema URL, the providers found on the machine (Found:
-// Name, About, Found, Allow and Active with Quoted and Label, Left) and the names of the others
-// (Others).
-func Starter() string { return starter }
+// Starter returns a part of the commented .ctxguard.yaml that `ctxguard init` writes, with
+// marks for it to fill:
+//
+//   - "policy", the file: {{schema}}, the schema's URL, and {{contexts}}, what follows
+//     "contexts:";
+//   - "none", the comment under an empty contexts block.
+func Starter(part string) string {
+	data, err := starter.ReadFile("starter/" + part + ".yaml")
+	if err != nil {
+		panic("builtin: no starter part " + part)
+	}
+	return string(data)
+}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -78,7 +79,8 @@ type Switched struct {
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}}
+	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{},
+		options: map[*spec.Spec][]string{}, regexps: map[string]*regexp.Regexp{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
 			// Case-insensitive file systems (macOS, Windows) run az for AZ.
@@ -147,6 +149,10 @@ type engine struct {
 	patterns map[string]pattern
 	// facts are the facts conditions read, for explanations.
 	facts map[string]string
+	// options and regexps are what the per-call checks would otherwise compute again for every
+	// call of a long line: each provider's long options, the specs' compiled expressions.
+	options map[*spec.Spec][]string
+	regexps map[string]*regexp.Regexp
 }
 
 // carry records a switch's effect on the rest of the line.
@@ -191,7 +197,7 @@ func (e *engine) call(c *Call) []trace {
 	}
 	args := c.Args
 	if p.Prefix {
-		args = unabbreviate(p, args)
+		args = e.unabbreviate(p, args)
 	}
 	a := argv{words: args, valueFlags: p.ValueFlags}
 	path := a.path()

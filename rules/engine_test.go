@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -362,3 +363,25 @@ func TestSwitchesRecorded(t *testing.T) {
 // unix is the system of the tests' lines: their paths are Unix paths, whatever system runs the
 // tests.
 var unix = paths.Env{OS: "linux"}
+
+// BenchmarkEvaluate is the engine alone on lines of 1, 100 and 1000 calls of a provider that binds
+// (the line already parsed, the state in memory): the per-call work, and that it grows linearly.
+func BenchmarkEvaluate(b *testing.B) {
+	pol := contexts(map[string]*rules.ContextPolicy{"sub": {Allow: []rules.AllowList{{Patterns: []string{"id-a"}}}}})
+	st := memState{active: map[string]string{"sub": "id-b"}}
+	for _, n := range []int{1, 100, 1000} {
+		calls, err := shell.Parse(strings.Repeat("sub vm list -o table && ", n-1) + "sub vm list -o table")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				in := rules.Input{System: unix, Calls: calls, Policy: pol, Providers: memSpecs, State: st, Quote: shell.Quote, Cwd: "/repo"}
+				if res := rules.Evaluate(in); len(res.Edits) != n {
+					b.Fatalf("%d edits, want %d (%s)", len(res.Edits), n, res.Reason)
+				}
+			}
+		})
+	}
+}

@@ -13,8 +13,8 @@ import (
 // `--subs X` becomes `--subscription X` when --subscription is the only known option it can
 // name, so that bindings, switches, overrides and patterns see it. The words keep their
 // positions; only their values change.
-func unabbreviate(p *spec.Spec, words []Word) []Word {
-	known := knownOptions(p)
+func (e *engine) unabbreviate(p *spec.Spec, words []Word) []Word {
+	var known []string
 	var out []Word
 	for i, w := range words {
 		if !w.Literal || !strings.HasPrefix(w.Value, "--") || len(w.Value) < 3 {
@@ -24,6 +24,9 @@ func unabbreviate(p *spec.Spec, words []Word) []Word {
 			break
 		}
 		name, val, hasVal := strings.Cut(w.Value, "=")
+		if known == nil {
+			known = e.knownOptions(p)
+		}
 		if slices.Contains(known, name) {
 			continue
 		}
@@ -52,9 +55,13 @@ func unabbreviate(p *spec.Spec, words []Word) []Word {
 	return out
 }
 
-// knownOptions are the long options a spec names anywhere.
-func knownOptions(p *spec.Spec) []string {
-	var out []string
+// knownOptions are the long options a spec names anywhere, found once per run.
+func (e *engine) knownOptions(p *spec.Spec) []string {
+	if out, ok := e.options[p]; ok {
+		return out
+	}
+	out := []string{}
+	defer func() { e.options[p] = out }()
 	add := func(fs ...string) {
 		for _, f := range fs {
 			f, _, _ = strings.Cut(f, "=")
@@ -123,7 +130,7 @@ func (e *engine) overrides(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 		}
 		var m []string
 		if o.Match != "" {
-			re, err := regexp.Compile(o.Match)
+			re, err := e.regexp(o.Match)
 			if err != nil {
 				continue // spec.Check refuses such a spec
 			}
@@ -170,7 +177,7 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 			if len(ps) >= r.Arg && ps[r.Arg-1].Literal {
 				name, known = ps[r.Arg-1].Value, true
 				if r.Match != "" {
-					re, err := regexp.Compile(r.Match)
+					re, err := e.regexp(r.Match)
 					if err != nil {
 						continue
 					}
@@ -201,4 +208,16 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 			p.Name, strings.Join(values(c), " "), what))
 		return
 	}
+}
+
+// regexp compiles a spec's expression once per run.
+func (e *engine) regexp(expr string) (*regexp.Regexp, error) {
+	if re, ok := e.regexps[expr]; ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err == nil {
+		e.regexps[expr] = re
+	}
+	return re, err
 }

@@ -57,8 +57,11 @@ var anyFlags = []string{
 }
 
 // secretName matches the names of environment variables that hold secrets (GH_TOKEN,
-// AWS_SECRET_ACCESS_KEY, PGPASSWORD, ARM_CLIENT_SECRET, …).
-var secretName = regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)`)
+// AWS_SECRET_ACCESS_KEY, PGPASSWORD, ARM_CLIENT_SECRET, …). Compiled on first use: every hook
+// run would pay for it at start-up, audited or not.
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)`)
+})
 
 // pattern is a shape of secret found in any text. Hints are lowercase substrings one of which
 // the text must contain for the pattern to be tried at all, so that the usual command, which
@@ -206,7 +209,7 @@ func (r *Redactor) values(line, sh string, found []pair) []pair {
 	}
 	for _, c := range calls {
 		for _, a := range c.Env {
-			if secretName.MatchString(a.Name) && a.Value.Literal {
+			if secretName().MatchString(a.Name) && a.Value.Literal {
 				add(a.Value.Value, Redacted)
 			}
 		}

@@ -20,11 +20,11 @@ const (
 	exitUsage   = 2
 )
 
-// command is one subcommand.
+// command is one subcommand. Its synopsis and examples, shown by --help, are the help text of
+// its name (builtin.Help), read only when they are printed.
 type command struct {
 	name    string
 	summary string
-	usage   string // the synopsis and examples shown by --help
 	run     func(c *runner, args []string) error
 	// exit runs, instead of run, a command that picks its own exit codes: the hook, which may
 	// only exit 0 or 2 (see hook.go).
@@ -37,85 +37,71 @@ var commands = []*command{
 	{
 		name:    "hook",
 		summary: "read one hook payload on stdin and answer the harness",
-		usage:   builtin.Help("hook"),
 		exit:    (*runner).hook,
 	},
 	{
 		name:    "init",
 		summary: "write a starter .ctxguard.yaml from the contexts found here, allowing the development ones",
-		usage:   builtin.Help("init"),
 		run:     runInit,
 	},
 	{
 		name:    "install",
 		summary: "wire ctxguard into a harness's hooks (claude, copilot, gemini, cursor, codex, windsurf, …)",
-		usage:   builtin.Help("install"),
 		run:     func(c *runner, args []string) error { return c.wire("install", args) },
 	},
 	{
 		name:    "uninstall",
 		summary: "take ctxguard's hooks out of a harness's settings, and nothing else",
-		usage:   builtin.Help("uninstall"),
 		run:     func(c *runner, args []string) error { return c.wire("uninstall", args) },
 	},
 	{
 		name:    "doctor",
 		summary: "check the policy, the CLIs' contexts and every harness's hook, and run the hook once",
-		usage:   builtin.Help("doctor"),
 		run:     runDoctor,
 	},
 	{
 		name:    "explain",
 		summary: "show the decision the hook would make for a command, and why",
-		usage:   builtin.Help("explain"),
 		run:     runExplain,
 	},
 	{
 		name:    "log",
 		summary: "show the decisions the hook recorded in the audit trail",
-		usage:   builtin.Help("log"),
 		run:     runLog,
 	},
 	{
 		name:    "lift",
 		summary: "let one rule's calls through for a while (from your own terminal only)",
-		usage:   builtin.Help("lift"),
 		run:     runLift,
 	},
 	{
 		name:    "validate",
 		summary: "check policy and provider files, printing every problem as file:line:col",
-		usage:   builtin.Help("validate"),
 		run:     runValidate,
 	},
 	{
 		name:    "test",
 		summary: "run the tests in policy files and the examples in provider files",
-		usage:   builtin.Help("test"),
 		run:     runTest,
 	},
 	{
 		name:    "rules",
 		summary: "list the destructive entries with their tiers, and the policy's own rules",
-		usage:   builtin.Help("rules"),
 		run:     runRules,
 	},
 	{
 		name:    "schema",
 		summary: "print the JSON Schema of policy or provider files, for editors",
-		usage:   builtin.Help("schema"),
 		run:     runSchema,
 	},
 	{
 		name:    "demo",
 		summary: "show ctxguard at work on an embedded example",
-		usage:   builtin.Help("demo"),
 		run:     runDemo,
 	},
 	{
 		name:    "version",
 		summary: "print the version ctxguard was built from",
-		usage:   builtin.Help("version"),
 		run:     runVersion,
 	},
 }
@@ -126,6 +112,9 @@ type runner struct {
 	stdout, stderr io.Writer
 	env            paths.Env
 	getwd          func() (string, error)
+	// exit ends the process; the hook's deadline needs it (see hook.go). Nil in process (the
+	// demo, tests): the deadline then answers without ending anything.
+	exit func(code int)
 }
 
 // usageError is a mistake in the command line: it is printed with a pointer to --help, and the
@@ -144,7 +133,7 @@ func (e exitError) Error() string { return e.msg }
 
 // Main runs ctxguard with args (without the program name) and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &runner{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd}
+	c := &runner{stdin: stdin, stdout: stdout, stderr: stderr, env: paths.Host(), getwd: os.Getwd, exit: os.Exit}
 	return c.main(args)
 }
 
@@ -177,7 +166,7 @@ func (c *runner) main(args []string) int {
 		case err == nil:
 			return exitOK
 		case errors.Is(err, pflag.ErrHelp):
-			fmt.Fprint(c.stdout, cmd.usage)
+			fmt.Fprint(c.stdout, builtin.Help(cmd.name))
 			return exitOK
 		case errors.As(err, &ue):
 			// One line for the mistake and one for where the usage is: printed whole, the usage

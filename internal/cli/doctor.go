@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
@@ -462,7 +463,7 @@ func (d *doctor) client(s *harness.Setup, found []installed) {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, prog, "--version").Output()
-	version := versionRE.FindString(string(out))
+	version := versionRE().FindString(string(out))
 	if err != nil || version == "" {
 		d.warn(fmt.Sprintf("%-8s %s --version gave no version (%v): doctor cannot tell whether these entries work with it", s.Harness, prog, cmp.Or(err, errors.New(truncate(strings.TrimSpace(string(out)), 80)))), "")
 		return
@@ -487,7 +488,7 @@ func (d *doctor) client(s *harness.Setup, found []installed) {
 }
 
 // versionRE finds a version in a program's --version output.
-var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)*`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+(\.\d+)*`) })
 
 // script reads a harness's Script file: one that ctxguard wrote for this binary is installed,
 // and runs `ctxguard hook --harness NAME`; one it wrote for another binary (or an older ctxguard)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxguard/ctxguard/builtin"
@@ -91,7 +92,33 @@ func (c *runner) hook(args []string) int {
 	if req.Shell == "" && len(req.Paths) == 0 {
 		return hookAnswered
 	}
-	o := c.decide(req.Request, deadline, budget)
+	// The decision runs on this goroutine. At the deadline a timer answers in its place and ends
+	// the process, so that a line that makes the analysis slow (or hang) is denied in time; the
+	// answer goes out once, from whichever gets there first.
+	var answered atomic.Bool
+	denied := make(chan int, 1)
+	timer := time.AfterFunc(time.Until(deadline), func() {
+		if !answered.CompareAndSwap(false, true) {
+			return
+		}
+		o := guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleTooExpensive,
+			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}}
+		code := c.answer(h, req, harness.Answer{Verdict: o.Verdict, Reason: o.Reason})
+		// The guard gave up before the policy said anything about the trail: it is looked up
+		// after the answer, which must not wait for it.
+		o.Audit = c.auditAt(req.Cwd)
+		c.record(req.Request, o, time.Since(start))
+		if c.exit != nil {
+			c.exit(code)
+		}
+		denied <- code
+	})
+	o := c.decide(req.Request)
+	if !answered.CompareAndSwap(false, true) {
+		// The timer answered: wait for it to end the process (or, run in process, to finish).
+		return <-denied
+	}
+	timer.Stop()
 	if err := o.Remember(); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context
 		// another session selects: the race ctxguard is there to close. So the switch does not
@@ -103,7 +130,7 @@ func (c *runner) hook(args []string) int {
 		fmt.Fprintf(c.stderr, "ctxguard: %s\n", w)
 	}
 	switch took := time.Since(start); o.Rule {
-	case ruleInternal, ruleTooExpensive:
+	case ruleInternal:
 		// The guard gave up before the policy said anything about the trail: it is looked up
 		// after the answer, which must not wait for it.
 		defer func() {
@@ -120,31 +147,21 @@ func (c *runner) hook(args []string) int {
 	return c.answer(h, req, a)
 }
 
-// The rules of the denies decide makes when the guard does not answer.
+// The rules of the denies the hook makes when the guard does not answer.
 const (
 	ruleInternal     = "hook.internal-error"
 	ruleTooExpensive = "hook.too-expensive"
 )
 
-// decide runs guard.Decide until the deadline, turning a panic or an overrun into a deny.
-func (c *runner) decide(req rules.Request, deadline time.Time, budget time.Duration) (o guard.Outcome) {
-	done := make(chan guard.Outcome, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleInternal,
-					Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}}
-			}
-		}()
-		done <- guard.Decide(req, c.env)
+// decide runs guard.Decide, turning a panic into a deny.
+func (c *runner) decide(req rules.Request) (o guard.Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleInternal,
+				Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}}
+		}
 	}()
-	select {
-	case o = <-done:
-		return o
-	case <-time.After(time.Until(deadline)):
-		return guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleTooExpensive,
-			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}}
-	}
+	return guard.Decide(req, c.env)
 }
 
 // answer encodes the answer; if even that fails, it blocks.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 	"unicode"
 
 	"github.com/ctxguard/ctxguard/builtin"
@@ -22,7 +20,7 @@ import (
 	"github.com/ctxguard/ctxguard/spec"
 )
 
-// starterContext is one provider found on this machine, for the template.
+// starterContext is one provider found on this machine, for the starter policy.
 type starterContext struct {
 	Name, About, From string
 	Found             string         // what the state holds: the active context and the others it lists
@@ -33,6 +31,14 @@ type starterContext struct {
 }
 
 type starterValue struct{ Quoted, Label string }
+
+// comment is the YAML comment that names the value, when it is an id.
+func (v starterValue) comment() string {
+	if v.Label == "" {
+		return ""
+	}
+	return "  # " + v.Label
+}
 
 func runInit(c *runner, args []string) error {
 	if err := parse(flags("init"), args); err != nil {
@@ -53,11 +59,7 @@ func runInit(c *runner, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: correct or move the provider file, then run ctxguard init again (ctxguard validate lists every problem)", err)
 	}
-	data := struct {
-		Schema string
-		Found  []starterContext
-		Others string
-	}{Schema: builtin.SchemaURL("policy")}
+	var found []starterContext
 	var others []string
 	for _, st := range guard.States(cat, root, c.env) {
 		a := st.Active
@@ -78,27 +80,19 @@ func runInit(c *runner, args []string) error {
 			// The policy is the team's, on every system: its comments spell paths with /.
 			from = filepath.ToSlash(from)
 		}
-		data.Found = append(data.Found, starter(st, from))
+		found = append(found, starter(st, from))
 	}
-	data.Others = strings.Join(others, ", ")
-	tmpl, err := template.New("policy").Parse(builtin.Starter())
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if err := tmpl.Execute(&out, data); err != nil {
-		return err
-	}
+	out := starterPolicy(builtin.SchemaURL("policy"), found, strings.Join(others, ", "))
 	// What is written must load: a value no template foresaw must not leave a policy that
 	// denies every command.
-	if _, err := policy.Parse(out.Bytes(), file, policy.Project, cat.Names()); err != nil {
+	if _, err := policy.Parse(out, file, policy.Project, cat.Names()); err != nil {
 		return fmt.Errorf("the starter policy does not load (%v); please report this", err)
 	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(out.Bytes()); err != nil {
+	if _, err := f.Write(out); err != nil {
 		f.Close()
 		return err
 	}
@@ -106,14 +100,49 @@ func runInit(c *runner, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.stdout, "wrote %s\n", file)
-	if len(data.Found) == 0 {
+	if len(found) == 0 {
 		fmt.Fprintln(c.stdout, "  no CLI that ctxguard knows has state on this machine yet: add contexts to it by hand")
 	}
-	for _, f := range data.Found {
+	for _, f := range found {
 		fmt.Fprintf(c.stdout, "  %-10s %s\n", f.Name, f.summary)
 	}
 	fmt.Fprintln(c.stdout, "next: review it (keep in each allow list only what this repository uses), then ctxguard install HARNESS (ctxguard install --help lists them) and ctxguard doctor")
 	return nil
+}
+
+// starterPolicy is the commented .ctxguard.yaml init writes, built from the parts in builtin
+// (plain replacement, not text/template: the template package would weigh on every hook run).
+func starterPolicy(schema string, found []starterContext, others string) []byte {
+	return []byte(strings.NewReplacer("{{schema}}", schema, "{{contexts}}", starterContexts(found, others)).Replace(builtin.Starter("policy")))
+}
+
+// starterContexts writes what follows "contexts:" in the starter policy: per CLI found, what was
+// found and left out, and its entry (commented out when nothing is allowed).
+func starterContexts(found []starterContext, others string) string {
+	var b strings.Builder
+	for _, f := range found {
+		fmt.Fprintf(&b, "\n  # %s.\n  # At init: %s.", f.About, f.Found)
+		for i, l := range f.Left {
+			fmt.Fprintf(&b, "\n  # %s%s", map[bool]string{true: "Left out: ", false: "          "}[i == 0], l)
+		}
+		if len(f.Allow) > 0 {
+			fmt.Fprintf(&b, "\n  %s:\n    allow:", f.Name)
+			for _, v := range f.Allow {
+				fmt.Fprintf(&b, "\n      - %s%s", v.Quoted, v.comment())
+			}
+			fmt.Fprintf(&b, "\n    default: %s", f.Allow[0].Quoted)
+			continue
+		}
+		fmt.Fprintf(&b, "\n  # If this repository uses the active one, remove the # of these lines:\n  # %s:\n  #   allow: [%s]%s\n  #   default: %s",
+			f.Name, f.Active.Quoted, f.Active.comment(), f.Active.Quoted)
+	}
+	if len(found) == 0 {
+		b.WriteString(" {}\n" + strings.TrimSuffix(builtin.Starter("none"), "\n"))
+	}
+	if others != "" {
+		fmt.Fprintf(&b, "\n  # ctxguard also knows: %s. Add a CLI under contexts the same way.", others)
+	}
+	return b.String()
 }
 
 // starter decides what the starter policy allows of one CLI's contexts. init runs unattended

@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"text/template"
 
-	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
@@ -19,21 +16,10 @@ import (
 // commented out, and checks that they load as written and that their tests pass: an example a
 // user copies must work.
 func TestStarterExamples(t *testing.T) {
-	tmpl, err := template.New("policy").Parse(builtin.Starter())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := tmpl.Execute(&out, struct {
-		Schema string
-		Found  []starterContext
-		Others string
-	}{Schema: "x"}); err != nil {
-		t.Fatal(err)
-	}
+	out := starterPolicy("x", nil, "")
 	var lines []string
 	started := false
-	for _, l := range strings.Split(out.String(), "\n") {
+	for _, l := range strings.Split(string(out), "\n") {
 		started = started || l == "# rules:"
 		if started && (l == "# rules:" || l == "# tests:" || strings.HasPrefix(l, "#   ")) {
 			l = strings.TrimPrefix(l, "# ")

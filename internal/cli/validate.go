@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
@@ -20,7 +21,7 @@ import (
 )
 
 // topCommands finds a top-level commands: key, the mark of a provider file.
-var topCommands = regexp.MustCompile(`(?m)^commands[ \t]*:`)
+var topCommands = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^commands[ \t]*:`) })
 
 // source is one file to validate.
 type source struct {
@@ -189,7 +190,7 @@ func (c *runner) layerOf(file string) string {
 // fileKind tells a provider file (in a providers folder, or with a top-level commands: key)
 // from a policy file.
 func fileKind(file string, data []byte) string {
-	if filepath.Base(filepath.Dir(file)) == "providers" || topCommands.Match(data) {
+	if filepath.Base(filepath.Dir(file)) == "providers" || topCommands().Match(data) {
 		return "provider"
 	}
 	return "policy"

@@ -38,7 +38,7 @@ func ToJSON(data []byte, format string) ([]byte, error) {
 	case "ini":
 		return iniToJSON(data)
 	case "text":
-		return appendString(nil, string(bytes.TrimSpace(data))), nil
+		return AppendString(nil, string(bytes.TrimSpace(data))), nil
 	}
 	return nil, fmt.Errorf("unknown state format %q", format)
 }
@@ -158,7 +158,7 @@ func (w *yamlWriter) mapping(n *yaml.Node) error {
 		if i > 0 {
 			w.out = append(w.out, ',')
 		}
-		w.out = appendString(w.out, e.key)
+		w.out = AppendString(w.out, e.key)
 		w.out = append(w.out, ':')
 		if err := w.value(e.value); err != nil {
 			return err
@@ -244,13 +244,13 @@ func (w *yamlWriter) scalar(n *yaml.Node) error {
 			if isJSONNumber(s) {
 				w.out = append(w.out, s...)
 			} else { // .inf, .nan: JSON has no number for them
-				w.out = appendString(w.out, n.Value)
+				w.out = AppendString(w.out, n.Value)
 			}
 		default:
-			w.out = appendString(w.out, n.Value)
+			w.out = AppendString(w.out, n.Value)
 		}
 	default: // !!str, !!timestamp, !!binary and custom tags: the text as written
-		w.out = appendString(w.out, n.Value)
+		w.out = AppendString(w.out, n.Value)
 	}
 	return nil
 }
@@ -369,11 +369,11 @@ func (o *object) appendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = AppendString(b, k)
 		b = append(b, ':')
 		switch v := o.vals[i].(type) {
 		case string:
-			b = appendString(b, v)
+			b = AppendString(b, v)
 		case *object:
 			b = v.appendJSON(b)
 		}
@@ -381,10 +381,12 @@ func (o *object) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-const hex = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as encoding/json does.
-func appendString(b []byte, s string) []byte {
+// AppendString appends s as a JSON string, byte for byte as encoding/json writes it without HTML
+// escaping (commands are full of & < >, and \u0026 in a hook's answer helps no reader): \" \\ \b \f \n \r
+// \t, other control characters as \u00XX, U+2028 and U+2029 escaped (JavaScript before ES2019
+// could not read them raw), and bytes that are not UTF-8 as U+FFFD.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -398,6 +400,10 @@ func appendString(b []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			case '\n':
 				b = append(b, '\\', 'n')
 			case '\r':
@@ -412,10 +418,14 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
+			if r == utf8.RuneError {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			}
+			i += size
 			start = i
 			continue
 		}

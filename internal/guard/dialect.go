@@ -40,12 +40,13 @@ func quoter(req rules.Request) func(string) string {
 	return shell.Quote
 }
 
-// rewrite applies the engine's edits in the request's shell.
-func rewrite(req rules.Request, edits []rules.Edit) (string, error) {
+// rewrite applies the engine's edits in the request's shell; calls are the line's, as parse
+// read them.
+func rewrite(req rules.Request, calls []rules.Call, edits []rules.Edit) (string, error) {
 	if req.Shell == rules.ShellPowerShell {
-		return shell.RewritePowerShell(req.Command, edits)
+		return shell.RewritePowerShellCalls(req.Command, calls, edits)
 	}
-	return shell.Rewrite(req.Command, edits)
+	return shell.RewriteCalls(req.Command, calls, edits)
 }
 
 // protection is what keeps an agent from changing ctxguard's own policy, providers and hooks

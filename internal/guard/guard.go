@@ -149,7 +149,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	}
 	out.Lifts, out.Notes, out.Warnings = lifts.applied, append(out.Notes, lifts.notes...), lifts.notes
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
-		line, err := rewrite(req, res.Edits)
+		line, err := rewrite(req, calls, res.Edits)
 		if err != nil {
 			return out.deny("rewrite.unsafe", fmt.Errorf("the bound command does not parse the same way (%v); run each call with its binding instead: %s", err, fixes(res.Calls)))
 		}

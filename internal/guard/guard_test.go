@@ -66,6 +66,7 @@ func BenchmarkDecide(b *testing.B) {
 	for _, n := range []int{1, 7, 100, 1000} {
 		req := rules.Request{Command: line(n), Cwd: repo}
 		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				if o := guard.Decide(req, env); o.Verdict == rules.VerdictDeny {
 					b.Fatal(o.Reason)

@@ -154,6 +154,22 @@ type claudeDecision struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
+func (o claudeOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.obj("hookSpecificOutput", o.HookSpecificOutput, false)
+	return f.object(b)
+}
+
+func (d claudeDecision) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("hookEventName", d.HookEventName, false)
+	f.str("permissionDecision", d.PermissionDecision, true)
+	f.str("permissionDecisionReason", d.PermissionDecisionReason, true)
+	f.obj("updatedInput", d.UpdatedInput, len(d.UpdatedInput) == 0)
+	f.str("additionalContext", d.AdditionalContext, true)
+	return f.object(b)
+}
+
 func (claude) Encode(w io.Writer, req *Request, a Answer) error {
 	d, err := decide(req, a, "")
 	if err != nil {

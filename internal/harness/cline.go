@@ -161,6 +161,13 @@ type clineOutput struct {
 	ErrorMessage string `json:"errorMessage,omitempty"`
 }
 
+func (o clineOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.bool("cancel", o.Cancel)
+	f.str("errorMessage", o.ErrorMessage, true)
+	return f.object(b)
+}
+
 func (cline) Encode(w io.Writer, req *Request, a Answer) error {
 	d, err := decide(req, narrow(a, limits{}), "")
 	if err != nil {

@@ -79,6 +79,15 @@ type copilotOutput struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
+func (o copilotOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("permissionDecision", o.PermissionDecision, true)
+	f.str("permissionDecisionReason", o.PermissionDecisionReason, true)
+	f.obj("modifiedArgs", o.ModifiedArgs, len(o.ModifiedArgs) == 0)
+	f.str("additionalContext", o.AdditionalContext, true)
+	return f.object(b)
+}
+
 func (copilot) Encode(w io.Writer, req *Request, a Answer) error {
 	d, err := decide(req, a, "")
 	if err != nil {

@@ -63,6 +63,15 @@ type crushOutput struct {
 	UpdatedInput object `json:"updated_input,omitempty"`
 }
 
+func (o crushOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("decision", o.Decision, true)
+	f.str("reason", o.Reason, true)
+	f.str("context", o.Context, true)
+	f.obj("updated_input", o.UpdatedInput, len(o.UpdatedInput) == 0)
+	return f.object(b)
+}
+
 func (crush) Encode(w io.Writer, req *Request, a Answer) error {
 	d, err := decide(req, narrow(a, crushLimits), "")
 	if err != nil {

@@ -117,6 +117,15 @@ type cursorOutput struct {
 	UpdatedInput object `json:"updated_input,omitempty"`
 }
 
+func (o cursorOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("permission", o.Permission, false)
+	f.str("user_message", o.UserMessage, true)
+	f.str("agent_message", o.AgentMessage, true)
+	f.obj("updated_input", o.UpdatedInput, len(o.UpdatedInput) == 0)
+	return f.object(b)
+}
+
 func (cursor) Encode(w io.Writer, req *Request, a Answer) error {
 	l := limits{rewrite: true, ask: false} // preToolUse, and a request of unknown event
 	if req != nil && req.event == cursorShellEvent {

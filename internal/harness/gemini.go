@@ -96,6 +96,24 @@ type geminiSpecific struct {
 	ToolInput object `json:"tool_input"`
 }
 
+func (o geminiOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("decision", o.Decision, true)
+	f.str("reason", o.Reason, true)
+	f.str("systemMessage", o.SystemMessage, true)
+	if o.HookSpecificOutput != nil {
+		f.obj("hookSpecificOutput", *o.HookSpecificOutput, false)
+	}
+	return f.object(b)
+}
+
+func (s geminiSpecific) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("hookEventName", s.HookEventName, false)
+	f.obj("tool_input", s.ToolInput, false)
+	return f.object(b)
+}
+
 // geminiLimits: Gemini CLI can rewrite, and can ask (decision "ask" forces a confirmation in
 // its source, undocumented; a Gemini that ignored it would fall back to its own confirmation,
 // which never widens what runs).

@@ -53,6 +53,13 @@ type gooseOutput struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
+func (o gooseOutput) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("decision", o.Decision, false)
+	f.str("reason", o.Reason, true)
+	return f.object(b)
+}
+
 func (goose) Encode(w io.Writer, req *Request, a Answer) error {
 	d, err := decide(req, narrow(a, limits{}), "")
 	if err != nil {

@@ -227,10 +227,7 @@ func decide(req *Request, a Answer, rewriteDecision string) (decision, error) {
 		if req == nil || req.args == nil {
 			return d, errors.New("a rewritten command needs the decoded request it answers")
 		}
-		var err error
-		if d.args, err = req.args.with("command", a.Command); err != nil {
-			return d, err
-		}
+		d.args = req.args.with("command", a.Command)
 	}
 	return d, nil
 }

@@ -65,6 +65,14 @@ type pluginAnswer struct {
 	Args     object `json:"args,omitempty"`
 }
 
+func (o pluginAnswer) appendJSON(b []byte) []byte {
+	var f fields
+	f.str("decision", o.Decision, false)
+	f.str("reason", o.Reason, true)
+	f.obj("args", o.Args, len(o.Args) == 0)
+	return f.object(b)
+}
+
 func (p plugin) Encode(w io.Writer, req *Request, a Answer) error {
 	// Where the harness has no permission flow the plugin could defer to, a rewrite is simply
 	// run: the plugin answers before the harness's own permission check, which still applies.

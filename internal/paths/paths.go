@@ -78,6 +78,16 @@ func (e Env) CreatedFiles() string {
 	return ""
 }
 
+// PolicyCache is the folder where the hook keeps the parsed trees of the policy files it reads
+// (see codec.Cache), <StateDir>/cache; "" without a state folder.
+func (e Env) PolicyCache() string {
+	dir := e.StateDir()
+	if dir == "" {
+		return ""
+	}
+	return e.Join(dir, "cache")
+}
+
 // UserPolicy is the user's policy file, <ConfigDir>/policy.yaml; "" without a config home.
 func (e Env) UserPolicy() string { return e.inConfig("policy.yaml") }
 

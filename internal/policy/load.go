@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -46,6 +48,7 @@ func Load(o Options) (*rules.Policy, error) {
 		return nil, err
 	}
 	p := &rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}
+	cache := codec.Cache{Dir: o.PolicyCache(), Build: buildID()}
 	for _, f := range files {
 		data, err := os.ReadFile(f.File)
 		if err != nil {
@@ -55,7 +58,7 @@ func Load(o Options) (*rules.Policy, error) {
 			}
 			return p, fmt.Errorf("read %s policy: %w", f.Layer, err)
 		}
-		layer, err := Parse(data, f.File, f.Layer, o.Providers)
+		layer, err := parse(cache, data, f.File, f.Layer, o.Providers)
 		if err != nil {
 			return p, err
 		}
@@ -79,6 +82,10 @@ func locked(managed *rules.Policy) []string {
 	}
 	return out
 }
+
+// buildID is this program's identity for the policy cache: files are read on every run, their
+// trees parsed only when this build has not parsed the same bytes before (see codec.Cache).
+var buildID = sync.OnceValue(codec.BuildID)
 
 // find returns the policy files that exist for o, in layer order. A file that exists but cannot
 // be examined is an error that names it.

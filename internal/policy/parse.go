@@ -70,8 +70,13 @@ var (
 // names. Every problem in the file is reported, each as a [*codec.Error] naming file:line:col;
 // several come back joined.
 func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, error) {
+	return parse(codec.Cache{}, data, file, layer, providers)
+}
+
+// parse is Parse with the YAML tree read through a cache (Load's), which gives what Parse gives.
+func parse(cache codec.Cache, data []byte, file, layer string, providers []string) (*rules.Policy, error) {
 	var s fileSchema
-	pos, err := codec.Decode(data, file, &s)
+	pos, err := cache.Decode(data, file, &s)
 	if pos == nil {
 		return nil, err
 	}

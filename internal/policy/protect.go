@@ -61,6 +61,10 @@ func Protected(o Options) *Self {
 	if p := o.Lifts(); p != "" {
 		add(p, false, rules.RuleLift, "ctxguard's lift file "+p+" (only a human lifts a rule, with ctxguard lift in their own terminal)")
 	}
+	// The parsed trees of the policy files: one written there for a file's bytes is believed.
+	if p := o.PolicyCache(); p != "" {
+		add(p, true, "self.policy-write", "ctxguard's policy cache "+p)
+	}
 	for _, f := range harness.Files(o.Home, o.Get, o.GOOS()) {
 		if f.Project {
 			s.byName = append(s.byName, f)

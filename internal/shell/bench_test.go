@@ -44,3 +44,23 @@ func BenchmarkRewrite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRewrite1000Calls binds every call of a 1000-call line, as the hook does: the line's
+// calls are already parsed, and only the edited line is parsed again to verify it.
+func BenchmarkRewrite1000Calls(b *testing.B) {
+	line := strings.Repeat("kubectl get pods -n team-a && ", 999) + "kubectl get pods -n team-a"
+	calls, err := Parse(line)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var edits []rules.Edit
+	for _, c := range calls {
+		edits = append(edits, rules.Edit{At: c.End, Text: " --context dev"})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := RewriteCalls(line, calls, edits); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -49,7 +49,15 @@ func decimal(s string) bool {
 // RewritePowerShell is [Rewrite] for a PowerShell line: the edits are applied, the result is
 // read again with the PowerShell reader and must have the same calls plus the inserted words.
 func RewritePowerShell(src string, edits []rules.Edit) (string, error) {
-	return rewrite(src, edits, ParsePowerShell, psEditItems)
+	return rewriteParsed(src, nil, edits, ParsePowerShell, psEditItems)
+}
+
+// RewritePowerShellCalls is [RewriteCalls] for a PowerShell line.
+func RewritePowerShellCalls(src string, calls []rules.Call, edits []rules.Edit) (string, error) {
+	if calls == nil {
+		calls = []rules.Call{}
+	}
+	return rewriteParsed(src, calls, edits, ParsePowerShell, psEditItems)
 }
 
 // psEditItems reads an edit's text as PowerShell arguments: plain literal words only.

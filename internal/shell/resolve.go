@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -758,11 +759,11 @@ func (w *walker) code(st *site, k *wrapper) {
 		if at >= 0 {
 			span = cmd.words[at]
 		}
-		for _, m := range regexp.MustCompile(k.writes).FindAllStringSubmatch(text, -1) {
+		for _, m := range compiled(k.writes).FindAllStringSubmatch(text, -1) {
 			w.calls[st.call].Writes = append(w.calls[st.call].Writes, rules.Word{Value: m[1], Literal: true, Pos: span.Pos, End: span.End})
 		}
 	}
-	if k.spawn != "" && regexp.MustCompile(k.spawn).MatchString(text) {
+	if k.spawn != "" && compiled(k.spawn).MatchString(text) {
 		if len(given) > 0 {
 			text += "\n" + strings.Join(given, " ")
 		}
@@ -772,4 +773,17 @@ func (w *walker) code(st *site, k *wrapper) {
 		w.calls = append(w.calls, rules.Call{NameWord: code, Args: []rules.Word{code}, Env: c.Env, Dir: c.Dir, DirUnknown: c.DirUnknown,
 			Via: appendVia(c.Via, st.name+" code"), Src: s.src, Nested: true, End: len(text), Code: true})
 	}
+}
+
+// interpreterExprs are the wrapper table's expressions for interpreters' code (spawn, writes),
+// compiled once each: a line may run the same interpreter many times.
+var interpreterExprs sync.Map
+
+func compiled(expr string) *regexp.Regexp {
+	if re, ok := interpreterExprs.Load(expr); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(expr)
+	interpreterExprs.Store(expr, re)
+	return re
 }

@@ -35,7 +35,16 @@ func Quote(s string) string {
 // redirection or an expansion, a word split in two, words that no call receives) is an error:
 // the engine must never emit a line whose meaning it did not intend.
 func Rewrite(src string, edits []rules.Edit) (string, error) {
-	return rewrite(src, edits, Parse, editItems)
+	return rewriteParsed(src, nil, edits, Parse, editItems)
+}
+
+// RewriteCalls is [Rewrite] for a line already parsed: calls are what [Parse] returned for src,
+// and only the edited line is parsed again.
+func RewriteCalls(src string, calls []rules.Call, edits []rules.Edit) (string, error) {
+	if calls == nil {
+		calls = []rules.Call{}
+	}
+	return rewriteParsed(src, calls, edits, Parse, editItems)
 }
 
 // beforeNUL is s up to its first NUL: no argument can hold one, and the kernel would cut it there.
@@ -44,16 +53,20 @@ func beforeNUL(s string) string {
 	return s
 }
 
-// rewrite applies and verifies edits with a language's reader: parse for the lines, items for
-// the edits' texts.
-func rewrite(src string, edits []rules.Edit, parse func(string) ([]rules.Call, error), itemsOf func(string) ([]string, error)) (string, error) {
+// rewriteParsed applies and verifies edits with a language's reader: parse for the lines, items
+// for the edits' texts. old is src's calls; nil parses src. An edit's text is read once however
+// many calls it binds (a line of a thousand kubectl calls gets a thousand " --context dev").
+func rewriteParsed(src string, old []rules.Call, edits []rules.Edit, parse func(string) ([]rules.Call, error), itemsOf func(string) ([]string, error)) (string, error) {
 	if len(edits) == 0 {
 		return src, nil
 	}
-	old, err := parse(src)
-	if err != nil {
-		return "", fmt.Errorf("rewrite: %w", err)
+	if old == nil {
+		var err error
+		if old, err = parse(src); err != nil {
+			return "", fmt.Errorf("rewrite: %w", err)
+		}
 	}
+	read := map[string][]string{}
 	sorted := slices.Clone(edits)
 	slices.SortStableFunc(sorted, func(a, b rules.Edit) int { return cmp.Compare(a.At, b.At) })
 	var b strings.Builder
@@ -63,9 +76,13 @@ func rewrite(src string, edits []rules.Edit, parse func(string) ([]rules.Call, e
 		if e.At < prev || e.At > len(src) {
 			return "", fmt.Errorf("rewrite: edit offset %d outside the line (length %d)", e.At, len(src))
 		}
-		items, err := itemsOf(e.Text)
-		if err != nil {
-			return "", fmt.Errorf("rewrite: edit %q at %d: %w", e.Text, e.At, err)
+		items, ok := read[e.Text]
+		if !ok {
+			var err error
+			if items, err = itemsOf(e.Text); err != nil {
+				return "", fmt.Errorf("rewrite: edit %q at %d: %w", e.Text, e.At, err)
+			}
+			read[e.Text] = items
 		}
 		b.WriteString(src[prev:e.At])
 		start := b.Len()

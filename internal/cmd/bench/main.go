@@ -2,7 +2,10 @@
 // only reads its stdin) on the same payloads, interleaving the runs so that a noisy machine
 // disturbs all of them alike, and prints medians and their ratio to the floor.
 //
-//	go run ./internal/cmd/bench [-runs N]
+//	go run ./internal/cmd/bench [-runs N] [-against BINARY]
+//
+// -against times another ctxguard binary (an older build) on the same cases in the same run,
+// each case's line for it following the line for this build.
 //
 // The machine is internal/guard's testdata: a policy for all six built-in providers and each
 // one's state, as the real CLIs write it (and the same policy with rules that use every
@@ -26,6 +29,7 @@ import (
 
 func main() {
 	runs := flag.Int("runs", 300, "runs of each command")
+	against := flag.String("against", "", "another ctxguard binary to time on the same cases")
 	flag.Parse()
 	log.SetFlags(0)
 	tmp, err := os.MkdirTemp("", "ctxguard-bench-")
@@ -59,6 +63,9 @@ func main() {
 		return b
 	}
 	payload := func(line string) []byte { return payloadIn("repo", line) }
+	// A guarded call of each built-in provider (the first six, then those added later).
+	const seven = "az group list && kubectl get pods && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done"
+	const every = seven + " && aws s3 ls && docker ps && helm list && oc get pods && doctl compute droplet list && databricks clusters list && azd deploy && pulumi preview && firebase deploy"
 	many := make([]string, 1000)
 	for i := range many {
 		many[i] = "kubectl get pods -n team-a"
@@ -68,23 +75,30 @@ func main() {
 	if err := os.WriteFile(trail, []byte("audit: {path: "+filepath.Join(tmp, "audit.jsonl")+"}\n"), 0o600); err != nil {
 		log.Fatal(err)
 	}
-	cases := []struct {
-		name  string
-		bin   []string
-		input []byte
-		env   []string // set on top of env
-	}{
+	cases := []benchCase{
 		{"floor (reads stdin, exits)", []string{floor}, payload("az group list -o table"), nil},
 		{"hook: one az call, rewritten", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), nil},
 		{"hook: the same, audit trail on", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), []string{"CTXGUARD_MANAGED_POLICY=" + trail}},
 		{"hook: no guarded call", []string{hook, "hook", "--harness", "claude"}, payload("go test ./..."), nil},
-		{"hook: 7 calls, all six CLIs", []string{hook, "hook", "--harness", "claude"}, payload("az group list && kubectl get pods && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done"), nil},
+		{"hook: 7 calls, all six CLIs", []string{hook, "hook", "--harness", "claude"}, payload(seven), nil},
+		{"hook: 16 calls, every built-in provider", []string{hook, "hook", "--harness", "claude"}, payload(every), nil},
 		{"hook: 100 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many[:100], " && ")), nil},
 		{"hook: 1000 kubectl calls", []string{hook, "hook", "--harness", "claude"}, payload(strings.Join(many, " && ")), nil},
 		// A policy whose rules use every condition (testdata/machine/conditions): the call meets
 		// one that evaluates all of them, host name and group database included.
 		{"hook: one az call, every condition", []string{hook, "hook", "--harness", "claude"}, payloadIn("conditions", "az group list -o table"), nil},
 		{"hook: 7 calls, every condition", []string{hook, "hook", "--harness", "claude"}, payloadIn("conditions", "az group list && kubectl apply -f k8s && gcloud compute instances list && terraform plan && gh pr list && pac solution list && echo done"), nil},
+	}
+	if *against != "" {
+		var both []benchCase
+		for _, c := range cases {
+			both = append(both, c)
+			if c.bin[0] == hook {
+				c.name, c.bin = c.name+" (against)", append([]string{*against}, c.bin[1:]...)
+				both = append(both, c)
+			}
+		}
+		cases = both
 	}
 	env := append(os.Environ(),
 		"HOME="+filepath.Join(machine, "home"), "XDG_CONFIG_HOME="+filepath.Join(machine, "home", ".config"),
@@ -101,7 +115,7 @@ func main() {
 			if err != nil {
 				log.Fatalf("%s: %v", c.name, err)
 			}
-			if r == 0 && i > 0 && !bytes.Contains(out, []byte("hookSpecificOutput")) && c.name != "hook: no guarded call" {
+			if r == 0 && i > 0 && !bytes.Contains(out, []byte("hookSpecificOutput")) && !strings.HasPrefix(c.name, "hook: no guarded call") {
 				log.Fatalf("%s: unexpected answer %q", c.name, out)
 			}
 			if r >= 10 { // the first runs warm the page cache
@@ -116,6 +130,13 @@ func main() {
 		fmt.Printf("| %s | %.2f ms | %.2f ms | %.2f |\n", c.name, ms(m), ms(pct(times[i], 0.9)), float64(m)/float64(base))
 	}
 	fmt.Printf("\n%d interleaved runs each, %s, %d CPUs.\n", *runs, time.Now().Format("2006-01-02"), nproc())
+}
+
+type benchCase struct {
+	name  string
+	bin   []string
+	input []byte
+	env   []string // set on top of env
 }
 
 func median(d []time.Duration) time.Duration { return pct(d, 0.5) }

@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/paths"
+)
+
+// TestValidateAndHookAgree runs every policy file of the test scripts and the test machines,
+// good and broken, through Parse (what `ctxguard validate` reads) and through Load as a hook
+// run reads it, with the parsed-tree cache cold and then warm: all three give the same policy,
+// or the same error.
+func TestValidateAndHookAgree(t *testing.T) {
+	names := catalog.New().Names()
+	corpus := map[string][]byte{}
+	root := filepath.Join("..", "..")
+	for _, dir := range []string{"testdata/script", "internal/guard/testdata", "testdata/docs"} {
+		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if strings.HasSuffix(p, ".txtar") {
+				a, err := txtar.ParseFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range a.Files {
+					if isPolicyName(f.Name) {
+						corpus[p+"/"+f.Name] = f.Data
+					}
+				}
+			} else if isPolicyName(p) {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				corpus[p] = b
+			}
+			return nil
+		})
+	}
+	good, broken := 0, 0
+	for name, data := range corpus {
+		tr := newTree(t)
+		tr.write("home/repo/"+ProjectFile, string(data))
+		o := tr.options("home/repo")
+		o.Providers = names
+		want, wantErr := Parse(data, tr.path("home/repo/"+ProjectFile), Project, names)
+		if wantErr != nil {
+			broken++
+		} else {
+			good++
+		}
+		for _, run := range []string{"cold", "warm"} {
+			got, err := Load(o)
+			switch {
+			case (err == nil) != (wantErr == nil):
+				t.Fatalf("%s (%s): Load error %v, Parse error %v", name, run, err, wantErr)
+			case err != nil:
+				if err.Error() != wantErr.Error() {
+					t.Errorf("%s (%s): Load error\n%v\nParse error\n%v", name, run, err, wantErr)
+				}
+			default:
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("%s (%s): Load and Parse differ (-Parse +Load):\n%s", name, run, d)
+				}
+			}
+		}
+	}
+	if good < 30 || broken < 5 {
+		t.Errorf("corpus of %d good and %d broken policies, want more", good, broken)
+	}
+}
+
+func isPolicyName(p string) bool {
+	base := filepath.Base(p)
+	return base == ProjectFile || base == "policy.yaml" && !strings.Contains(p, "builtin")
+}
+
+// BenchmarkLoad is a hook run's policy: the machine's project file found, read and checked,
+// its tree parsed (cold: a new cache each time) or read back from the cache (warm).
+func BenchmarkLoad(b *testing.B) {
+	names := catalog.New().Names()
+	data, err := os.ReadFile(filepath.Join("..", "guard", "testdata", "machine", "repo", ProjectFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, warm := range []bool{false, true} {
+		b.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(b *testing.B) {
+			dir := b.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ProjectFile), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			env := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME": filepath.Join(dir, "state")}
+			o := Options{Cwd: dir, Providers: names, Env: paths.Env{OS: "linux", Home: dir, Lookup: func(k string) (string, bool) {
+				v, ok := env[k]
+				return v, ok
+			}}}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if !warm {
+					env["XDG_STATE_HOME"] = filepath.Join(dir, "state", strconv.Itoa(i))
+				}
+				if p, err := Load(o); err != nil || len(p.Files) != 1 {
+					b.Fatal(p, err)
+				}
+			}
+		})
+	}
+}
