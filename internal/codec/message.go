@@ -242,7 +242,8 @@ func findValue(root *yaml.Node, line int, msg string) (*yaml.Node, []string) {
 // typeAt follows a path through t: struct fields by their yaml names, map and slice elements.
 // It returns nil when the path leaves the type.
 func typeAt(t reflect.Type, path []string) reflect.Type {
-	for _, p := range path {
+	for i := 0; i < len(path); i++ {
+		p := path[i]
 		for t != nil && t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
@@ -256,8 +257,14 @@ func typeAt(t reflect.Type, path []string) reflect.Type {
 				return nil
 			}
 			t = f.Type
-		case reflect.Map, reflect.Slice, reflect.Array:
+		case reflect.Map:
 			t = t.Elem()
+		case reflect.Slice, reflect.Array:
+			t = t.Elem()
+			if _, err := strconv.Atoi(p); err != nil {
+				// A list that also takes one item written as that item: p is the item's key.
+				i--
+			}
 		default:
 			return nil
 		}

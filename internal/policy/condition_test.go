@@ -126,7 +126,7 @@ func TestParseConditionErrors(t *testing.T) {
 		{"an agent", rule("    when: {agent: helper}\n"), `:4:12: agent "helper" is not one of main, subagent`},
 		{"a harness", rule("    when: {harness: [claude, vscode]}\n"), `:4:30: harness "vscode" is not one of ` + strings.Join(harness.Names(), ", ")},
 		{"an unknown key", rule("    when: {unatended: true}\n"), `:4:12: unknown key "unatended"`},
-		{"unattended is a boolean", rule("    when: {unattended: sometimes}\n"), ":4:24: cannot unmarshal !!str `sometimes` into bool"},
+		{"unattended is a boolean", rule("    when: {unattended: sometimes}\n"), `:4:24: unattended must be true or false, not "sometimes"`},
 		{"a path pattern", rule("    when: {cwd: 'infra/[prod'}\n"), `:4:12: invalid path pattern "infra/[prod": malformed pattern segment "[prod"`},
 		{"a context field", rule("    when: {context: {Type: Production}}\n"), `:4:22: context field "Type" must be lowercase letters, digits and _ (id, name, or a field the provider names)`},
 		{"an empty condition", rule("    when:\n      -\n"), `:5:8: empty condition: leave it out, or give it a key`},

@@ -144,7 +144,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown rule key", "rules:\n  - match: az group delete\n    decison: deny\n", file + ":3:5: unknown key \"decison\": did you mean `decision`?"},
 		{"malformed yaml", "contexts:\n  az: [\n", file + ":2:7: this [ is never closed: end the list with ]"},
 		{"tab indentation", "contexts:\n\taz: {}\n", file + ":2: a tab in the indentation: YAML indents with spaces only"},
-		{"not a mapping", "- az\n", file + ":1:1: the file must be a mapping of version, contexts, destructive, rewrite, session, rules, audit, not a list"},
+		{"not a mapping", "- az\n", file + ":1:1: the file must be a mapping of version, contexts, destructive, rewrite, session, rules, audit, tests, not a list"},
 		{"allow is not a list", "contexts:\n  az:\n    allow: dev\n", file + `:3:12: allow must be a list, not "dev": write allow: [dev]`},
 		{"unsupported version", "version: 2\n", file + ":1:1: unsupported version 2: this ctxguard reads version 1; write version: 1"},
 		{"unknown provider", "contexts:\n  kubect1:\n    allow: [dev]\n", file + ":2:3: unknown provider \"kubect1\": did you mean `kubectl`?"},
