@@ -415,15 +415,15 @@ func TestDocsMatch(t *testing.T) {
 	}
 }
 
-// TestReadmeMatchers checks that the README names each hook event and matcher that
+// TestHarnessTable checks that docs/harnesses.md names each hook event and matcher that
 // `ctxguard install` writes (the plugin's hooks.json is kept equal to Claude Code's entry by
-// TestPlugin), so that the README cannot describe a matcher the files do not have.
-func TestReadmeMatchers(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestPlugin), so that the page cannot describe a matcher the files do not have.
+func TestHarnessTable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "harnesses.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(data)
+	page := string(data)
 	for _, s := range harness.Setups() {
 		if s.Script != nil {
 			continue // a file of ctxguard's own, with no entry
@@ -438,8 +438,8 @@ func TestReadmeMatchers(t *testing.T) {
 				wants = append(wants, "matcher `"+strings.ReplaceAll(v.Matcher, "|", `\|`)+"`")
 			}
 			for _, want := range wants {
-				if !strings.Contains(readme, want) {
-					t.Errorf("README.md: the harness table does not say %s for %s", want, s.Harness)
+				if !strings.Contains(page, want) {
+					t.Errorf("docs/harnesses.md: the harness table does not say %s for %s", want, s.Harness)
 				}
 			}
 		}
@@ -497,4 +497,16 @@ func anchors(t *testing.T, file string) []string {
 		}
 	}
 	return out
+}
+
+// TestReadmeBudget keeps the README a page a newcomer reads to the end (issue: the first ten
+// minutes): what does not fit goes to docs/, linked from the README's "More" table.
+func TestReadmeBudget(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(data); n > 15000 {
+		t.Errorf("README.md is %d bytes, over its 15000-byte budget: move detail to docs/", n)
+	}
 }
