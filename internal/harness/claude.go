@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -266,7 +267,7 @@ func claudeCheck(version string, argv []string, _, goos string) (string, bool) {
 	switch {
 	case goos == "windows" && strings.Contains(argv[0], `\`):
 		return old + ", which turns the backslashes of " + argv[0] + " into nothing: the hook cannot start, and every command would run unchecked (or give the entry a path with forward slashes)", false
-	case shQuote(argv[0]) != argv[0]:
+	case shell.Quote(argv[0]) != argv[0]:
 		return old + ", which splits " + argv[0] + " into several words: the hook cannot start, and every command would run unchecked (or install ctxguard at a path without spaces, then ctxguard install claude)", false
 	}
 	return old + "; ctxguard, given no arguments and a payload, answers as the hook", true

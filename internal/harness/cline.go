@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -122,9 +123,9 @@ func clineCommands(list string) (string, error) {
 			if err := json.Unmarshal(it, &s); err != nil || s.Command == nil {
 				return "", fmt.Errorf("an entry is neither a command line nor {command, args}: %s", it)
 			}
-			words := []string{shQuote(*s.Command)}
+			words := []string{shell.Quote(*s.Command)}
 			for _, a := range s.Args {
-				words = append(words, shQuote(a))
+				words = append(words, shell.Quote(a))
 			}
 			line = strings.Join(words, " ")
 		}

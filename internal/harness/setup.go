@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/shell"
 )
 
 // Setup is how ctxguard is wired into one harness: the files the harness reads hooks from, and
@@ -247,24 +249,17 @@ func line(goos, self string, args ...string) string {
 
 // shLine is a POSIX sh line.
 func shLine(self string, args ...string) string {
-	return shQuote(self) + " " + strings.Join(args, " ")
+	return shell.QuotePOSIX(self) + " " + strings.Join(args, " ")
 }
 
-// psLine is a PowerShell line. A path with a space must be quoted, and a quoted string at the
-// start of a line is an expression, after which a word is a parse error: the call operator &
-// makes it a command (about_Operators, "Call operator &").
+// psLine is a PowerShell line. A quoted string at the start of a line is an expression, after
+// which a word is a parse error: the call operator & makes it a command (about_Operators, "Call
+// operator &").
 func psLine(self string, args ...string) string {
-	if strings.ContainsAny(self, " '\"`$&(){}[];,@#") {
-		return "& '" + strings.ReplaceAll(self, "'", "''") + "' " + strings.Join(args, " ")
+	if q := shell.QuotePowerShell(self); q != self {
+		self = "& " + q
 	}
 	return self + " " + strings.Join(args, " ")
-}
-
-func shQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:@%=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // compact encodes v (structs keep their field order) without HTML escaping.

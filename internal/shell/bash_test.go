@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -742,6 +743,22 @@ func TestQuote(t *testing.T) {
 		want, _, _ := strings.Cut(tc.in, "\x00")
 		if !ok || v != want {
 			t.Errorf("Quote(%q) = %q reads back as %q (ok=%v)", tc.in, got, v, ok)
+		}
+	}
+}
+
+// TestQuotePOSIX runs each quoted value through the system's sh (dash on Debian, which has no
+// $'…'), as a harness runs a hook line, and checks that the program receives it unchanged.
+func TestQuotePOSIX(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	for _, v := range []string{"prod", "/opt/bin/ctxguard", "a b", "it's", "", "$(id)", "a\nb", "bell\x07", `C:\Users\O'Brien\ctxguard.exe`} {
+		q := QuotePOSIX(v)
+		out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
+		if err != nil || string(out) != v {
+			t.Errorf("sh -c 'printf %%s %s' = %q (%v), want %q", q, out, err, v)
 		}
 	}
 }
