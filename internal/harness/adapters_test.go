@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestDecodeAdded(t *testing.T) {
 		{"qwen", "qwen", qwenSample, req("qwen", "run_shell_command", "bash", "az group list", "/home/dev/infra", "9214a9c0", "yolo")},
 		{"droid", "droid", droidSample, req("droid", "Execute", "bash", "az group list", "/home/dev/infra", "6554299c", "auto-high")},
 		{"opencode", "opencode", opencodeSample, req("opencode", "bash", "bash", "az group list", "/home/dev/infra", "ses_1", "")},
-		{"opencode workdir", "opencode", `{"harness":"opencode","tool":"bash","cwd":"/w","args":{"command":"ls","workdir":"infra"}}`, req("opencode", "bash", "bash", "ls", "/w/infra", "", "")},
+		{"opencode workdir", "opencode", `{"harness":"opencode","tool":"bash","cwd":"/w","args":{"command":"ls","workdir":"infra"}}`, req("opencode", "bash", "bash", "ls", filepath.FromSlash("/w/infra"), "", "")},
 		{"opencode other tool", "opencode", `{"harness":"opencode","tool":"read","cwd":"/w","args":{"filePath":"x"}}`, req("opencode", "read", "", "", "/w", "", "")},
 		{"kilo", "kilo", strings.Replace(opencodeSample, `"opencode"`, `"kilo"`, 1), req("kilo", "bash", "bash", "az group list", "/home/dev/infra", "ses_1", "")},
 		{"pi", "pi", piSample, req("pi", "bash", "bash", "az group list", "/home/dev/infra", "", "")},

@@ -59,18 +59,9 @@ func decodeGemini(top object) (*Request, error) {
 		return nil, fmt.Errorf("tool_input: %w", err)
 	}
 	if dir = strings.TrimSpace(dir); dir != "" {
-		if isAbs(dir) || req.Cwd == "" {
-			req.Cwd = dir
-		} else {
-			req.Cwd = filepath.Join(req.Cwd, dir)
-		}
+		req.Cwd = joinDir(req.Cwd, dir)
 	}
 	return req, nil
-}
-
-// isAbs accepts both systems' absolute paths, since the payload may come from either.
-func isAbs(p string) bool {
-	return filepath.IsAbs(p) || strings.HasPrefix(p, "/") || len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
 // geminiFileTools are Gemini CLI's tools that write a file: write_file {file_path, content} and

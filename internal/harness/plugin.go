@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -124,10 +126,11 @@ func shim(source, harness, self string) []byte {
 	return []byte(strings.ReplaceAll(s, "HARNESS", harness))
 }
 
-// joinDir is dir, or dir under base when it is relative.
+// joinDir is a tool's directory dir, or dir under base (the hook's cwd) when it is relative.
+// Either system's absolute path counts as absolute: the payload may come from either.
 func joinDir(base, dir string) string {
-	if isAbs(dir) || base == "" {
+	if paths.IsAbs(dir, "linux") || paths.IsAbs(dir, "windows") || base == "" {
 		return dir
 	}
-	return strings.TrimSuffix(base, "/") + "/" + dir
+	return filepath.Join(base, dir)
 }

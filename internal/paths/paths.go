@@ -190,20 +190,21 @@ func (e Env) Join(elem ...string) string {
 	return strings.ReplaceAll(vol+path.Clean(joined), "/", `\`)
 }
 
-// IsAbs reports whether p is an absolute path on e's system.
-func (e Env) IsAbs(p string) bool {
-	if !e.foreign() {
-		return filepath.IsAbs(p)
-	}
-	if e.GOOS() != "windows" {
+// IsAbs reports whether p is an absolute path on e's system ([IsAbs]).
+func (e Env) IsAbs(p string) bool { return IsAbs(p, e.GOOS()) }
+
+// IsAbs reports whether p is an absolute path on goos, by its spelling alone, so that a Windows
+// user's paths can be judged on Linux and the other way round. On Windows that is a drive letter
+// and a slash (C:\ or C:/) or a share (\\server\share, //server/share); a path rooted without a
+// drive (\x) is not, since it names a place on the working directory's drive
+// (https://learn.microsoft.com/windows/win32/fileio/naming-a-file#fully-qualified-vs-relative-paths).
+// Elsewhere it is a leading /.
+func IsAbs(p, goos string) bool {
+	if goos != "windows" {
 		return strings.HasPrefix(p, "/")
 	}
 	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
-		return true // a UNC path, \\server\share
+		return true
 	}
-	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
-		c := p[0] | 0x20
-		return c >= 'a' && c <= 'z'
-	}
-	return false
+	return len(p) >= 3 && isLetter(p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }

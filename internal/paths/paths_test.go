@@ -141,6 +141,9 @@ func TestJoinAndIsAbs(t *testing.T) {
 		{windows, `\x`, false},
 		{windows, "C:x", false},
 		{windows, "x", false},
+		{windows, "/x", false},
+		{windows, "1:/x", false},
+		{linux, `C:\x`, false},
 	} {
 		if got := tt.env.IsAbs(tt.path); got != tt.want {
 			t.Errorf("%s IsAbs(%q) = %v, want %v", tt.env.OS, tt.path, got, tt.want)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -35,7 +36,8 @@ func (c *checker) audit(v any, layer string) rules.AuditTrail {
 				switch {
 				case !ok || strings.TrimSpace(s) == "":
 					c.errorf(path, "audit path must be a file name")
-				case !strings.HasPrefix(s, "~/") && !isAbs(s):
+				// A policy file may be read on Linux and on Windows alike.
+				case !strings.HasPrefix(s, "~/") && !paths.IsAbs(s, "linux") && !paths.IsAbs(s, "windows"):
 					c.errorf(path, "audit path %q must be absolute (or start with ~/)", s)
 				default:
 					a.Path, a.PathSrc = s, c.src(path)
@@ -64,15 +66,6 @@ func (c *checker) audit(v any, layer string) rules.AuditTrail {
 		a.Src = c.src("audit")
 	}
 	return a
-}
-
-// isAbs reports whether p is absolute on any system ctxguard runs on: a policy file may be read
-// on Linux and on Windows alike.
-func isAbs(p string) bool {
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) {
-		return true
-	}
-	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z')
 }
 
 // size reads a size: a number of bytes, or a number with a unit (KiB, MiB, GiB; KB, MB, GB; B).
