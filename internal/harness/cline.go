@@ -52,7 +52,10 @@ func decodeCline(top object) (*Request, error) {
 	if err := top.strs(field{"taskId", &req.Session}); err != nil {
 		return nil, err
 	}
-	req.Cwd = firstOf(top, "workspaceRoots")
+	var err error
+	if req.Cwd, err = firstOf(top, "workspaceRoots"); err != nil {
+		return nil, err
+	}
 	raw, _ := top.get("preToolUse")
 	if raw == nil || isNull(raw) {
 		return nil, errors.New("missing preToolUse")
@@ -143,17 +146,20 @@ func clineCommands(list string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// firstOf is the first string of an array member, "" when there is none.
-func firstOf(top object, key string) string {
+// firstOf is the first string of an array member (a payload's workspace roots), "" when there is
+// none; read as [object.str] reads a string, so that an invalid byte is an error rather than a
+// U+FFFD in a path.
+func firstOf(top object, key string) (string, error) {
 	raw, ok := top.get(key)
 	if !ok {
-		return ""
+		return "", nil
 	}
-	var list []string
+	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
-		return ""
+		return "", nil
 	}
-	return list[0]
+	s, _, err := object{{key, list[0]}}.str(key)
+	return s, err
 }
 
 // clineOutput is Cline's hook answer; errorMessage is what the agent reads.

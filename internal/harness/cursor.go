@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +58,10 @@ func decodeCursor(top object) (*Request, error) {
 		return nil, err
 	}
 	if req.Cwd == "" {
-		req.Cwd = firstRoot(top)
+		var err error
+		if req.Cwd, err = firstOf(top, "workspace_roots"); err != nil {
+			return nil, err
+		}
 	}
 	switch event {
 	case cursorShellEvent:
@@ -88,24 +90,11 @@ func decodeCursor(top object) (*Request, error) {
 			return nil, fmt.Errorf("tool_input: %w", err)
 		}
 		if dir != "" {
-			req.Cwd = dir
+			req.Cwd = joinDir(req.Cwd, dir)
 		}
 		return req, nil
 	}
 	return nil, fmt.Errorf("hook event is %s, want %s or %s", event, cursorShellEvent, cursorToolEvent)
-}
-
-// firstRoot is the first of the payload's workspace_roots, "" when there is none.
-func firstRoot(top object) string {
-	raw, ok := top.get("workspace_roots")
-	if !ok {
-		return ""
-	}
-	var roots []string
-	if json.Unmarshal(raw, &roots) != nil || len(roots) == 0 {
-		return ""
-	}
-	return roots[0]
 }
 
 // cursorOutput is Cursor's answer: user_message is shown to the user, agent_message to the

@@ -64,6 +64,7 @@ func TestDecode(t *testing.T) {
 		{"gemini dir_path absolute", "gemini", `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/srv"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/srv"}}},
 		{"gemini other tool", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"x"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "read_file", Cwd: "/w"}}},
 		{"cursor beforeShellExecution", "cursor", cursorShellSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "conv-9f2"}}},
+		{"cursor working_directory relative", "cursor", `{"conversation_id":"c","hook_event_name":"preToolUse","cwd":"/w","tool_name":"Shell","tool_input":{"command":"ls","working_directory":"infra/prod"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: filepath.FromSlash("/w/infra/prod"), Session: "c"}}},
 		{"cursor beforeShellExecution without cwd", "cursor", `{"conversation_id":"c","hook_event_name":"beforeShellExecution","workspace_roots":["/r"],"command":"ls"}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: "/r", Session: "c"}}},
 		{"cursor preToolUse", "cursor", cursorToolSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra/sub", Session: "conv-9f2"}}},
 		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Read"}}},
@@ -158,6 +159,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"cursor shell without command", "cursor", `{"hook_event_name":"beforeShellExecution","cwd":"/w"}`, "beforeShellExecution payload has no command"},
 		{"cursor command not a string", "cursor", `{"hook_event_name":"beforeShellExecution","command":["ls"]}`, "command is not a string"},
 		{"cursor preToolUse without tool_input", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Shell"}`, "missing tool_input"},
+		{"cursor workspace root not unicode", "cursor", "{\"hook_event_name\":\"beforeShellExecution\",\"workspace_roots\":[\"/r\xff\"],\"command\":\"ls\"}", "workspace_roots is not valid unicode"},
+		{"cline workspace root not unicode", "cline", "{\"hookName\":\"PreToolUse\",\"workspaceRoots\":[\"/w\\udc00\"],\"preToolUse\":{\"toolName\":\"execute_command\",\"parameters\":{\"command\":\"ls\"}}}", "workspaceRoots is not valid unicode"},
 		{"codex other event", "codex", geminiSample, "read codex payload: hook event is BeforeTool, want PreToolUse"},
 	}
 	for _, tt := range tests {
