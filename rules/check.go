@@ -214,12 +214,8 @@ func binding(p *spec.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
 	if w, ok := own(p, a).flag(p.Bind.Flags); ok {
 		return w, ContextTrace{Value: w.Value, Source: OriginFlag, Flag: flagUsed(a, p.Bind.Flags)}, true
 	}
-	for i := len(c.Env) - 1; i >= 0; i-- {
-		for _, name := range p.Bind.Env {
-			if c.Env[i].Name == name {
-				return c.Env[i].Value, ContextTrace{Value: c.Env[i].Value.Value, Source: OriginEnv, Env: name}, true
-			}
-		}
+	if as, ok := lineEnv(c, p.Bind.Env...); ok {
+		return as.Value, ContextTrace{Value: as.Value.Value, Source: OriginEnv, Env: as.Name}, true
 	}
 	return Word{}, ContextTrace{}, false
 }

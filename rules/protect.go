@@ -263,13 +263,7 @@ func describeCall(c *Call) string {
 // time (a variable, a glob, a directory ctxguard lost track of) is not resolved.
 func (e *engine) absolute(c *Call, w Word) (string, bool) {
 	v := w.Value
-	dir := ""
-	if !c.DirUnknown && e.in.Cwd != "" {
-		dir = e.in.Cwd
-		if c.Dir != "" {
-			dir, _ = e.place(dir, c.Dir)
-		}
-	}
+	dir := e.dir(nil, c, argv{})
 	// PowerShell expands a leading ~ in a path argument too.
 	if !w.Literal || e.in.Shell == ShellPowerShell && (v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, `~\`)) {
 		// The shell expands a leading ~ to the home directory; nothing else is static.

@@ -55,6 +55,7 @@ func TestProtect(t *testing.T) {
 		{"echo x 2>&1", "", ""},
 		{"cd sub && echo x > ../.ctxguard.yaml", "", "self.policy-write"},
 		{"cd /tmp && echo x > .ctxguard.yaml", "", ""},
+		{"cd ~/.config/ctxguard && rm policy.yaml", "", "self.policy-write"},
 		{"sudo tee ~/.config/ctxguard/policy.yaml", "", "self.policy-write"},
 		{"tee -a out.txt /repo/.ctxguard.yaml", "", "self.policy-write"},
 		{"sed -i 's/a/b/' .ctxguard.yaml", "", "self.policy-write"},
