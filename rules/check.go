@@ -275,7 +275,7 @@ func (e *engine) bindEdit(p *spec.Spec, c *Call, value string) (Edit, string) {
 	b := p.Bind
 	if len(b.Flags) == 0 {
 		text := b.Env[0] + "=" + q
-		if wrapped(c) {
+		if c.Wrapped {
 			return Edit{At: c.NameWord.Pos, Text: "env " + text + " "}, text
 		}
 		return Edit{At: c.NameWord.Pos, Text: text + " "}, text
@@ -290,21 +290,6 @@ func (e *engine) bindEdit(p *spec.Spec, c *Call, value string) (Edit, string) {
 		}
 	}
 	return Edit{At: c.End, Text: " " + text}, text
-}
-
-// wrapped reports whether the call's command word follows a wrapper command (sudo, timeout,
-// xargs …), where a `VAR=value` prefix would be taken for the command: `env` is needed there.
-func wrapped(c *Call) bool {
-	return len(c.Via) > 0 && !onlySubstitutions(c.Via)
-}
-
-func onlySubstitutions(via []string) bool {
-	for _, v := range via {
-		if !strings.HasPrefix(v, "$(") && !strings.HasPrefix(v, "`") && !strings.HasPrefix(v, "<(") && !strings.HasPrefix(v, ">(") {
-			return false
-		}
-	}
-	return true
 }
 
 // fixedCall is the call's own text with the edit applied: the command a model should run.

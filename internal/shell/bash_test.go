@@ -546,13 +546,13 @@ func TestParseExact(t *testing.T) {
 				{
 					Name: "env", NameWord: w("env", true, 8, 11),
 					Args: []rules.Word{w("K=v", true, 12, 15), w("kubectl", true, 16, 23), w("get", true, 24, 27), w("pods", true, 28, 32)},
-					Via:  []string{"sudo"}, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 8, End: 32,
+					Via:  []string{"sudo"}, Wrapped: true, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 8, End: 32,
 				},
 				{
 					Name: "kubectl", NameWord: w("kubectl", true, 16, 23),
 					Args: []rules.Word{w("get", true, 24, 27), w("pods", true, 28, 32)},
 					Env:  []rules.Assign{{Name: "K", Value: w("v", true, 14, 15), Prefix: true}},
-					Via:  []string{"sudo", "env"}, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 12, End: 32,
+					Via:  []string{"sudo", "env"}, Wrapped: true, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 12, End: 32,
 				},
 				{
 					Name: "echo", NameWord: w("echo", true, 36, 40), Args: []rules.Word{w("ok", true, 41, 43)},
@@ -585,7 +585,7 @@ func TestParseExact(t *testing.T) {
 				Src:  `kubectl exec p -- ls`, Start: 0, End: 20,
 			}, {
 				// After "--", a command without a row of its own may run what follows.
-				Name: "ls", NameWord: w("ls", true, 18, 20), Via: []string{"kubectl --"},
+				Name: "ls", NameWord: w("ls", true, 18, 20), Via: []string{"kubectl --"}, Wrapped: true,
 				Src: `kubectl exec p -- ls`, Start: 18, End: 20,
 			}},
 		},
