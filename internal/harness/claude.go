@@ -14,9 +14,22 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks). Codex CLI
-// sends and reads the same shape, minus ask.
-type claude struct{}
+// claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks).
+var claude = snakeCase{name: "claude", shells: claudeShells, files: claudeFileTools, limits: limits{rewrite: true, ask: true}}
+
+// snakeCase is a harness that speaks Claude Code's hook protocol: its snake_case PreToolUse
+// payload in, its hookSpecificOutput answer out (Claude Code, Codex CLI, Qwen Code, Factory
+// Droid). They differ in their tools, in what they can answer, and in the facts their payload
+// gives ([Unattended], [Subagent]).
+type snakeCase struct {
+	name   string
+	shells shellTools
+	// files are the tools that write a file, for self-protection; nil where none is hooked.
+	files  map[string]fileTool
+	limits limits
+	// rewriteDecision is the decision a rewrite carries (see decide).
+	rewriteDecision string
+}
 
 // claudeShells maps Claude Code's tools that run a command line to the shell it is written for:
 // Bash is bash everywhere (Git Bash on Windows), PowerShell is PowerShell. Bash and PowerShell
@@ -54,19 +67,19 @@ func claudeUnattended(mode, tool string) *bool {
 	return known(m.shell || file && m.files)
 }
 
-func (claude) Name() string { return "claude" }
+func (h snakeCase) Name() string { return h.name }
 
-func (claude) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, "claude", claudeShells)
-	if err == nil {
+func (h snakeCase) decode(top object) (*Request, error) {
+	req, err := decodeSnakeCase(top, h.name, h.shells)
+	if err == nil && h.files != nil {
 		input, _ := top.get("tool_input")
-		req, err = withFilePaths(req, input, "tool_input", claudeFileTools)
+		req, err = withFilePaths(req, input, "tool_input", h.files)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read claude payload: %w", err)
+		return nil, fmt.Errorf("read %s payload: %w", h.name, err)
 	}
-	req.Subagent = Subagent("claude", req.Agent)
-	req.Unattended = claudeUnattended(req.Mode, req.Tool)
+	req.Subagent = Subagent(h.name, req.Agent)
+	req.Unattended = Unattended(h.name, req.Mode, req.Tool)
 	return req, nil
 }
 
@@ -171,12 +184,12 @@ func (d claudeDecision) appendJSON(b []byte) []byte {
 	return f.object(b)
 }
 
-func (claude) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, a, "")
+func (h snakeCase) Encode(w io.Writer, req *Request, a Answer) error {
+	d, err := decide(req, narrow(a, h.limits), h.rewriteDecision)
 	if err != nil {
-		return fmt.Errorf("answer claude: %w", err)
+		return fmt.Errorf("answer %s: %w", h.name, err)
 	}
-	return writeClaude(w, "claude", d)
+	return writeClaude(w, h.name, d)
 }
 
 // writeClaude writes a decision in Claude Code's hookSpecificOutput shape, which Codex reads

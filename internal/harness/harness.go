@@ -57,7 +57,7 @@ type Harness interface {
 	Encode(w io.Writer, req *Request, a Answer) error
 }
 
-var harnesses = []Harness{claude{}, copilot{}, gemini{}, cursor{}, codex{}, windsurf{}, cline{}, opencode, kilo, pi, qwen{}, droid{}, crush{}, goose{}}
+var harnesses = []Harness{claude, copilot{}, gemini{}, cursor{}, codex, windsurf{}, cline{}, opencode, kilo, pi, qwen, droid, crush{}, goose{}}
 
 // Lookup returns the harness with the given name.
 func Lookup(name string) (Harness, bool) {
@@ -156,13 +156,13 @@ func detect(top object) (Harness, error) {
 		case isCopilotSnakeCase(top):
 			return copilot{}, nil
 		case top.has("turn_id") || top.has("model"):
-			return codex{}, nil
+			return codex, nil
 		case tool == "run_shell_command":
-			return qwen{}, nil
+			return qwen, nil
 		case tool == "Execute":
-			return droid{}, nil
+			return droid, nil
 		}
-		return claude{}, nil
+		return claude, nil
 	}
 	return nil, errors.New("detect harness: payload has none of the fields that tell the harness; name it with --harness")
 }
