@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/shell"
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks).
@@ -70,28 +69,23 @@ func claudeUnattended(mode, tool string) *bool {
 func (h snakeCase) Name() string { return h.name }
 
 func (h snakeCase) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, h.name, h.shells)
+	req, err := decodeSnakeCase(top, h.shells)
 	if err == nil && h.files != nil {
 		input, _ := top.get("tool_input")
 		req, err = withFilePaths(req, input, "tool_input", h.files)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s payload: %w", h.name, err)
-	}
-	req.Subagent = Subagent(h.name, req.Agent)
-	req.Unattended = Unattended(h.name, req.Mode, req.Tool)
-	return req, nil
+	return req, err
 }
 
 // decodeSnakeCase reads the snake_case PreToolUse payload that Claude Code sends and that Copilot
 // CLI sends for hooks configured under the PascalCase event name.
-func decodeSnakeCase(top object, harness string, shells shellTools) (*Request, error) {
+func decodeSnakeCase(top object, shells shellTools) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
 		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
 	}
-	req := &Request{Request: rules.Request{Harness: harness}}
+	req := &Request{}
 	err := top.strs(
 		field{"tool_name", &req.Tool},
 		field{"session_id", &req.Session},

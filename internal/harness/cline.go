@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/shell"
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // cline is Cline's PreToolUse hook: an executable file named PreToolUse in one of Cline's hook
@@ -35,20 +34,12 @@ const (
 func (cline) Name() string { return "cline" }
 
 func (cline) decode(top object) (*Request, error) {
-	req, err := decodeCline(top)
-	if err != nil {
-		return nil, fmt.Errorf("read cline payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeCline(top object) (*Request, error) {
 	if name, ok, err := top.str("hookName"); err != nil {
 		return nil, err
 	} else if ok && name != "PreToolUse" && name != "tool_call" {
 		return nil, fmt.Errorf("hook is %s, want PreToolUse", name)
 	}
-	req := &Request{Request: rules.Request{Harness: "cline"}}
+	req := &Request{}
 	if err := top.strs(field{"taskId", &req.Session}); err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // crush is Crush's PreToolUse hook (charmbracelet/crush docs/hooks/README.md). Its payload is
@@ -29,21 +27,13 @@ var crushLimits = limits{rewrite: true, ask: false}
 func (crush) Name() string { return "crush" }
 
 func (crush) decode(top object) (*Request, error) {
-	req, err := decodeCrush(top)
-	if err != nil {
-		return nil, fmt.Errorf("read crush payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeCrush(top object) (*Request, error) {
 	// Crush accepts its event names in any case and snake_case (pre_tool_use).
 	if event, ok, err := top.str("event"); err != nil {
 		return nil, err
 	} else if ok && !strings.EqualFold(strings.ReplaceAll(event, "_", ""), "PreToolUse") {
 		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
 	}
-	req := &Request{Request: rules.Request{Harness: "crush"}}
+	req := &Request{}
 	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}

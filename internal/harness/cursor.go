@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // cursor is Cursor's agent hooks (https://cursor.com/docs/agent/hooks), on either of the two
@@ -34,14 +32,6 @@ var cursorShells = shellTools{"Shell": {"bash", "powershell"}}
 func (cursor) Name() string { return "cursor" }
 
 func (cursor) decode(top object) (*Request, error) {
-	req, err := decodeCursor(top)
-	if err != nil {
-		return nil, fmt.Errorf("read cursor payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeCursor(top object) (*Request, error) {
 	event, _, err := top.str("hook_event_name")
 	if err != nil {
 		return nil, err
@@ -53,7 +43,7 @@ func decodeCursor(top object) (*Request, error) {
 			event = cursorShellEvent
 		}
 	}
-	req := &Request{Request: rules.Request{Harness: "cursor"}, event: event}
+	req := &Request{event: event}
 	if err := top.strs(field{"conversation_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}

@@ -7,8 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // gemini is Gemini CLI's BeforeTool hook (google-gemini/gemini-cli docs/hooks/reference.md).
@@ -24,20 +22,12 @@ var geminiShells = shellTools{"run_shell_command": {"bash", "powershell"}}
 func (gemini) Name() string { return "gemini" }
 
 func (gemini) decode(top object) (*Request, error) {
-	req, err := decodeGemini(top)
-	if err != nil {
-		return nil, fmt.Errorf("read gemini payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeGemini(top object) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "BeforeTool" {
 		return nil, fmt.Errorf("hook event is %s, want BeforeTool", event)
 	}
-	req := &Request{Request: rules.Request{Harness: "gemini"}}
+	req := &Request{}
 	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}

@@ -48,7 +48,8 @@ func (b Blocked) Error() string { return b.Reason }
 type Harness interface {
 	// Name is the name used on the command line (--harness) and in Request.Harness.
 	Name() string
-	// decode reads one hook payload, already parsed (see [Decode]).
+	// decode reads one hook payload, already parsed; [Decode] names the harness in the request
+	// and in the error, and adds the facts read by harness name ([Unattended], [Subagent]).
 	decode(top object) (*Request, error)
 	// Encode writes the harness's answer: nothing at all for allow, otherwise exactly one JSON
 	// object followed by a newline, or, for a harness that reads only the exit code, returns
@@ -85,7 +86,19 @@ func Decode(h Harness, data []byte) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
 	}
-	return h.decode(top)
+	return decode(h, top)
+}
+
+// decode has h read a parsed payload, and completes the request with what every harness's has.
+func decode(h Harness, top object) (*Request, error) {
+	req, err := h.decode(top)
+	if err != nil {
+		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
+	}
+	req.Harness = h.Name()
+	req.Subagent = Subagent(req.Harness, req.Agent)
+	req.Unattended = Unattended(req.Harness, req.Mode, req.Tool)
+	return req, nil
 }
 
 // Detect reads one hook payload for a hook configured without --harness, parsing it once: it
@@ -118,7 +131,7 @@ func Detect(data []byte) (Harness, *Request, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := h.decode(top)
+	req, err := decode(h, top)
 	return h, req, err
 }
 

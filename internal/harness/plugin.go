@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // plugin is the protocol between ctxguard and the small plugins it installs into the harnesses
@@ -29,15 +28,7 @@ type plugin struct {
 func (p plugin) Name() string { return p.name }
 
 func (p plugin) decode(top object) (*Request, error) {
-	req, err := p.decodeCall(top)
-	if err != nil {
-		return nil, fmt.Errorf("read %s payload: %w", p.name, err)
-	}
-	return req, nil
-}
-
-func (p plugin) decodeCall(top object) (*Request, error) {
-	req := &Request{Request: rules.Request{Harness: p.name}}
+	req := &Request{}
 	if err := top.strs(field{"tool", &req.Tool}, field{"session", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}
