@@ -215,8 +215,7 @@ func writeClaude(w io.Writer, harness string, d decision) error {
 // each with its own payload, and `ctxguard hook` answers each in its own protocol when it detects
 // the harness from the payload.
 var claudeSetup = Setup{
-	Harness: "claude",
-	Title:   "Claude Code",
+	Title: "Claude Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return homeDir(home, env, "CLAUDE_CONFIG_DIR", ".claude") + "/settings.json"
 	},

@@ -184,8 +184,7 @@ func (cline) Encode(w io.Writer, req *Request, a Answer) error {
 // hook folder that runs the binary. On Windows Cline runs PreToolUse.ps1 instead, which ctxguard
 // does not write yet.
 var clineSetup = Setup{
-	Harness: "cline",
-	Title:   "Cline",
+	Title: "Cline",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, "Documents", "Cline", "Hooks", "PreToolUse"))
 	},

@@ -25,8 +25,7 @@ func codexUnattended(mode, _ string) *bool {
 // tool. Codex runs a hook only once the user has trusted it in /hooks, and again after its
 // command changes (a new binary path).
 var codexSetup = Setup{
-	Harness: "codex",
-	Title:   "Codex CLI",
+	Title: "Codex CLI",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return homeDir(home, env, "CODEX_HOME", ".codex") + "/hooks.json"
 	},

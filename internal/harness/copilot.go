@@ -107,8 +107,7 @@ type copilotHook struct {
 // copilotSetup wires ctxguard into Copilot CLI with a file of its own in the hooks folder, which
 // Copilot reads whole (every *.json there).
 var copilotSetup = Setup{
-	Harness: "copilot",
-	Title:   "GitHub Copilot CLI",
+	Title: "GitHub Copilot CLI",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return homeDir(home, env, "COPILOT_HOME", ".copilot") + "/hooks/ctxguard.json"
 	},

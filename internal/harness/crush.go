@@ -93,7 +93,6 @@ type crushHook struct {
 // global config to the ones from the git root down to the working directory; the command runs in
 // its embedded POSIX shell on every system, so it is quoted for sh even on Windows.
 var crushSetup = Setup{
-	Harness:     "crush",
 	Title:       "Crush",
 	UserFile:    crushUserFile,
 	ProjectFile: "crush.json",

@@ -139,8 +139,7 @@ type cursorHook struct {
 // and can ask; with Options.Rewrite also preToolUse on the Shell tool, which can bind a command
 // in place (and turns an ask into a deny).
 var cursorSetup = Setup{
-	Harness: "cursor",
-	Title:   "Cursor",
+	Title: "Cursor",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".cursor", "hooks.json"))
 	},

@@ -19,8 +19,7 @@ var droid = snakeCase{name: "droid", shells: shellTools{"Execute": {"bash", "bas
 // with Claude Code's groups. Without a hooks.json, Droid reads the "hooks" key of the settings.json
 // beside it; once hooks.json exists it no longer does, which is why install writes hooks.json.
 var droidSetup = Setup{
-	Harness: "droid",
-	Title:   "Factory Droid",
+	Title: "Factory Droid",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".factory", "hooks.json"))
 	},

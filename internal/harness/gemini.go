@@ -126,8 +126,7 @@ func (gemini) Encode(w io.Writer, req *Request, a Answer) error {
 // geminiSetup wires ctxguard into Gemini CLI: a BeforeTool group for its shell tool. Gemini
 // gives the hook's command to a shell, and counts its timeout in milliseconds.
 var geminiSetup = Setup{
-	Harness: "gemini",
-	Title:   "Gemini CLI",
+	Title: "Gemini CLI",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".gemini", "settings.json"))
 	},

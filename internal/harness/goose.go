@@ -69,8 +69,7 @@ func (goose) Encode(w io.Writer, req *Request, a Answer) error {
 // sh -c on every system; on_failure block makes it deny the call when the hook gives no decision
 // (it crashed, timed out or printed something else), where by default it would let it run.
 var gooseSetup = Setup{
-	Harness: "goose",
-	Title:   "goose",
+	Title: "goose",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".agents", "plugins", "ctxguard", "hooks", "hooks.json"))
 	},

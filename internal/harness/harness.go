@@ -58,21 +58,40 @@ type Harness interface {
 	Encode(w io.Writer, req *Request, a Answer) error
 }
 
-var harnesses = []Harness{claude, copilot{}, gemini{}, cursor{}, codex, windsurf{}, cline{}, opencode, kilo, pi, qwen, droid, crush{}, goose{}}
+// registry is every harness ctxguard knows: its protocol and how it is wired in, in the order of
+// [Names]. Each setup's Harness is its protocol's Name.
+var registry = register([]registered{
+	{claude, &claudeSetup}, {copilot{}, &copilotSetup}, {gemini{}, &geminiSetup},
+	{cursor{}, &cursorSetup}, {codex, &codexSetup}, {windsurf{}, &windsurfSetup},
+	{cline{}, &clineSetup}, {opencode, &opencodeSetup}, {kilo, &kiloSetup}, {pi, &piSetup},
+	{qwen, &qwenSetup}, {droid, &droidSetup}, {crush{}, &crushSetup}, {goose{}, &gooseSetup},
+})
+
+type registered struct {
+	Harness
+	setup *Setup
+}
+
+func register(r []registered) []registered {
+	for _, h := range r {
+		h.setup.Harness = h.Name()
+	}
+	return r
+}
 
 // Lookup returns the harness with the given name.
 func Lookup(name string) (Harness, bool) {
-	i := slices.IndexFunc(harnesses, func(h Harness) bool { return h.Name() == name })
+	i := slices.IndexFunc(registry, func(h registered) bool { return h.Name() == name })
 	if i < 0 {
 		return nil, false
 	}
-	return harnesses[i], true
+	return registry[i].Harness, true
 }
 
 // Names lists the known harness names, for usage messages.
 func Names() []string {
-	names := make([]string, len(harnesses))
-	for i, h := range harnesses {
+	names := make([]string, len(registry))
+	for i, h := range registry {
 		names[i] = h.Name()
 	}
 	return names

@@ -7,8 +7,7 @@ import "path/filepath"
 var kilo = plugin{name: "kilo", shells: shellTools{"bash": {"bash", "bash"}}, limits: limits{rewrite: true}}
 
 var kiloSetup = Setup{
-	Harness: "kilo",
-	Title:   "Kilo Code",
+	Title: "Kilo Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return kiloDir(home, env) + "/plugins/ctxguard.js"
 	},

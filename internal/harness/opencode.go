@@ -21,8 +21,7 @@ var opencode = plugin{name: "opencode", shells: shellTools{"bash": {"bash", "bas
 // loads at startup, every file of it: those folders and the config files that list plugins are
 // protected as a whole.
 var opencodeSetup = Setup{
-	Harness: "opencode",
-	Title:   "opencode",
+	Title: "opencode",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return opencodeDir(home, env) + "/plugins/ctxguard.js"
 	},

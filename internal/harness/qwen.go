@@ -20,8 +20,7 @@ var qwen = snakeCase{name: "qwen", shells: shellTools{"run_shell_command": {"bas
 // is read as milliseconds (older builds took milliseconds only), so 30000 is 30 s for all of
 // them.
 var qwenSetup = Setup{
-	Harness: "qwen",
-	Title:   "Qwen Code",
+	Title: "Qwen Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".qwen", "settings.json"))
 	},

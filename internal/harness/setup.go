@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 // takes them out, `doctor` looks for them and runs them, and the guard protects the files. Each
 // harness's file cites the harness's documentation for its facts.
 type Setup struct {
-	Harness string // the adapter's name, as in `ctxguard install NAME`
+	Harness string // the adapter's name, as in `ctxguard install NAME` (set by the registry)
 	Title   string // the product's name, for messages
 	// UserFile is the user-scope file; ProjectFile the project-scope one, relative to the
 	// project root. Both use forward slashes.
@@ -178,22 +179,22 @@ type Entry struct {
 	Value []byte
 }
 
-var setups = []*Setup{
-	&claudeSetup, &copilotSetup, &geminiSetup, &cursorSetup, &codexSetup, &windsurfSetup, &clineSetup,
-	&opencodeSetup, &kiloSetup, &piSetup, &qwenSetup, &droidSetup, &crushSetup, &gooseSetup,
-}
-
 // Setups returns every harness's setup, in the order of [Names].
-func Setups() []*Setup { return setups }
+func Setups() []*Setup {
+	out := make([]*Setup, len(registry))
+	for i, h := range registry {
+		out[i] = h.setup
+	}
+	return out
+}
 
 // SetupFor returns the setup of the named harness.
 func SetupFor(name string) (*Setup, bool) {
-	for _, s := range setups {
-		if s.Harness == name {
-			return s, true
-		}
+	i := slices.IndexFunc(registry, func(h registered) bool { return h.Name() == name })
+	if i < 0 {
+		return nil, false
 	}
-	return nil, false
+	return registry[i].setup, true
 }
 
 // timeout is how long a harness should wait for the hook, in seconds. ctxguard answers in

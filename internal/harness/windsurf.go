@@ -77,8 +77,7 @@ type windsurfHook struct {
 // workspace's hooks.json. Cascade merges them with the machine's file and runs all of them,
 // system first.
 var windsurfSetup = Setup{
-	Harness: "windsurf",
-	Title:   "Windsurf",
+	Title: "Windsurf",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".codeium", "windsurf", "hooks.json"))
 	},
