@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
@@ -16,7 +17,7 @@ func For(a rules.AuditTrail, env paths.Env) (Log, error) {
 	case p == "":
 		p = env.AuditLog()
 		if p == "" {
-			return Log{}, errors.New("audit trail: there is no state folder (no home directory and no absolute XDG_STATE_HOME); name a file: audit: {path: …}")
+			return Log{}, fmt.Errorf("audit trail: %w; name a file: audit: {path: …}", paths.ErrNoStateDir)
 		}
 	case strings.HasPrefix(p, "~/"):
 		if env.Home == "" {

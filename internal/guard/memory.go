@@ -31,11 +31,11 @@ func openMemory(req rules.Request, env paths.Env, pol *rules.Policy) (*memory, s
 	if pol.Forget {
 		return nil, fmt.Sprintf("session memory is off (session: {remember: false} in %s), so calls are bound to the active context, not to this session's last switch", pol.ForgetSrc)
 	}
-	dir := env.StateDir()
+	dir := env.Sessions()
 	if dir == "" {
-		return nil, "session memory is off: there is no state folder (no home directory and no absolute XDG_STATE_HOME), so calls are bound to the active context, not to this session's last switch"
+		return nil, "session memory is off: " + paths.ErrNoStateDir.Error() + ", so calls are bound to the active context, not to this session's last switch"
 	}
-	m := &memory{store: &session.Store{Dir: session.Dir(dir)}, keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
+	m := &memory{store: &session.Store{Dir: dir}, keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
 	if req.Agent != "" {
 		m.name += " (agent " + req.Agent + ")"
 	}

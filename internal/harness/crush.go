@@ -143,5 +143,5 @@ func crushUserFile(home string, env func(string) (string, bool)) string {
 	if dir := fromEnv(env, "CRUSH_GLOBAL_CONFIG", ""); dir != "" {
 		return dir + "/crush.json"
 	}
-	return fromEnv(env, "XDG_CONFIG_HOME", filepath.ToSlash(home)+"/.config") + "/crush/crush.json"
+	return xdgConfig(home, env) + "/crush/crush.json"
 }

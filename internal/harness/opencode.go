@@ -2,7 +2,6 @@ package harness
 
 import (
 	_ "embed"
-	"path/filepath"
 )
 
 // opencodeShim is ctxguard's opencode plugin, which Kilo Code (an opencode fork) loads too.
@@ -44,7 +43,7 @@ var opencodeSetup = Setup{
 
 // opencodeDir is opencode's config folder, ${XDG_CONFIG_HOME:-~/.config}/opencode on every system.
 func opencodeDir(home string, env func(string) (string, bool)) string {
-	return fromEnv(env, "XDG_CONFIG_HOME", filepath.ToSlash(home)+"/.config") + "/opencode"
+	return xdgConfig(home, env) + "/opencode"
 }
 
 // pluginFiles are the files through which a harness that loads every file of a plugins folder

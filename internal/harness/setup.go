@@ -208,6 +208,13 @@ func homeDir(home string, env func(string) (string, bool), variable, dir string)
 	return fromEnv(env, variable, filepath.ToSlash(filepath.Join(home, dir)))
 }
 
+// xdgConfig is ${XDG_CONFIG_HOME:-~/.config}, the folder under which opencode, Kilo Code and
+// Crush keep their settings. It is the harnesses' rule, not ctxguard's own (package paths, which
+// ignores a relative value): where a harness reads is what matters here.
+func xdgConfig(home string, env func(string) (string, bool)) string {
+	return homeDir(home, env, "XDG_CONFIG_HOME", ".config")
+}
+
 // LineShell is how every harness that runs a hook as a command line runs it on goos: the
 // program and the arguments before the line. On Windows that is PowerShell for all of them:
 // Copilot CLI's powershell key, Gemini CLI (packages/core/src/utils/shell-utils.ts,

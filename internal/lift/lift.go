@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/lock"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 // Destructive is the rule word that lifts every destructive entry.
@@ -136,7 +137,7 @@ func Active(lifts []Lift, now time.Time) []Lift {
 // replaced.
 func Update(path string, now time.Time, change func([]Lift) []Lift) ([]Lift, error) {
 	if path == "" {
-		return nil, errors.New("there is no state folder for the lift file (no home directory and no absolute XDG_STATE_HOME)")
+		return nil, fmt.Errorf("the lift file: %w", paths.ErrNoStateDir)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

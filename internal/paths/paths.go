@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,7 +44,7 @@ func (e Env) Get(name string) (value string, ok bool) {
 // ConfigDir is ctxguard's folder in the config home, ${XDG_CONFIG_HOME:-~/.config}/ctxguard.
 // It is "" when there is neither an absolute XDG_CONFIG_HOME nor a home directory.
 func (e Env) ConfigDir() string {
-	home := e.xdg("XDG_CONFIG_HOME", ".config")
+	home := e.xdg("XDG_CONFIG_HOME", e.inHome(".config"))
 	if home == "" {
 		return ""
 	}
@@ -54,19 +55,23 @@ func (e Env) ConfigDir() string {
 // on Windows %LOCALAPPDATA%\ctxguard when XDG_STATE_HOME is not set, since XDG is not a
 // convention there. It is "" when none of them is known.
 func (e Env) StateDir() string {
-	home := ""
-	if v, ok := e.Get("XDG_STATE_HOME"); ok && e.IsAbs(v) {
-		home = v
-	} else if v, ok := e.Get("LOCALAPPDATA"); ok && e.GOOS() == "windows" {
-		home = v
-	} else if e.Home != "" {
-		home = e.Join(e.Home, ".local", "state")
+	def := e.inHome(".local", "state")
+	if v, ok := e.Get("LOCALAPPDATA"); ok && e.GOOS() == "windows" {
+		def = v
 	}
+	home := e.xdg("XDG_STATE_HOME", def)
 	if home == "" {
 		return ""
 	}
 	return e.Join(home, "ctxguard")
 }
+
+// ErrNoStateDir is the error of a feature that needs the state folder ([Env.StateDir]) where
+// there is none.
+var ErrNoStateDir = errors.New("there is no state folder (no home directory and no absolute XDG_STATE_HOME)")
+
+// Sessions is the folder of the session memory, <StateDir>/sessions; "" without a state home.
+func (e Env) Sessions() string { return e.inState("sessions") }
 
 // CreatedFiles lists the harness settings files that `ctxguard install` created,
 // <StateDir>/created-files, one path a line: uninstall removes such a file when it leaves it as
@@ -141,16 +146,21 @@ func (e Env) inConfig(name string) string {
 	return e.Join(dir, name)
 }
 
-// xdg is an XDG base directory: the variable when it holds an absolute path, else rel under the
-// home directory, else "".
-func (e Env) xdg(name, rel string) string {
+// xdg is an XDG base directory: the variable when it holds an absolute path (a relative one is
+// invalid and ignored), else def.
+func (e Env) xdg(name, def string) string {
 	if v, ok := e.Get(name); ok && e.IsAbs(v) {
 		return v
 	}
+	return def
+}
+
+// inHome is rel under the home directory; "" without one.
+func (e Env) inHome(rel ...string) string {
 	if e.Home == "" {
 		return ""
 	}
-	return e.Join(e.Home, rel)
+	return e.Join(append([]string{e.Home}, rel...)...)
 }
 
 // GOOS is the system e is for: OS, or the running one.
