@@ -90,16 +90,13 @@ func TestProtect(t *testing.T) {
 		{"Get-Content .ctxguard.yaml", "powershell", ""},
 	}
 	for _, tt := range tests {
-		parse, quote := shell.Parse, shell.Quote
-		if tt.shell == "powershell" {
-			parse, quote = shell.ParsePowerShell, shell.QuotePowerShell
-		}
-		calls, err := parse(tt.line)
+		lang := shell.For(tt.shell)
+		calls, err := lang.Parse(tt.line)
 		if err != nil {
 			t.Fatalf("parse %q: %v", tt.line, err)
 		}
 		res := rules.Evaluate(rules.Input{System: unix,
-			Calls: calls, Policy: policy2(), State: fakeState{}, Quote: quote, Cwd: "/repo", Home: "/home/u",
+			Calls: calls, Policy: policy2(), State: fakeState{}, Quote: lang.Quote, Cwd: "/repo", Home: "/home/u",
 			Self: self, Writers: ws, Shell: tt.shell,
 		})
 		got := ""

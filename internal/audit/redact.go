@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/shell"
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // Redacted replaces every secret in a logged text.
@@ -192,13 +191,7 @@ func (r *Redactor) values(line, sh string, found []pair) []pair {
 	if !r.mayHold(line) {
 		return found
 	}
-	var calls []rules.Call
-	var err error
-	if sh == rules.ShellPowerShell {
-		calls, err = shell.ParsePowerShell(line)
-	} else {
-		calls, err = shell.Parse(line)
-	}
+	calls, err := shell.For(sh).Parse(line)
 	if err != nil {
 		return found // the shapes in Text still apply
 	}

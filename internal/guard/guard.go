@@ -9,6 +9,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
@@ -122,7 +123,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	}
 	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
 	in := rules.Input{
-		Calls: calls, Policy: pol, Providers: specs, State: ov.State, Quote: quoter(req),
+		Calls: calls, Policy: pol, Providers: specs, State: ov.State, Quote: shell.For(req.Shell).Quote,
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,
 		Facts: facts(req, ov.Facts), Write: written(req, pol),
 	}
@@ -149,7 +150,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	}
 	out.Lifts, out.Notes, out.Warnings = lifts.applied, append(out.Notes, lifts.notes...), lifts.notes
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
-		line, err := rewrite(req, calls, res.Edits)
+		line, err := shell.For(req.Shell).RewriteCalls(req.Command, calls, res.Edits)
 		if err != nil {
 			return out.deny("rewrite.unsafe", fmt.Errorf("the bound command does not parse the same way (%v); run each call with its binding instead: %s", err, fixes(res.Calls)))
 		}
