@@ -113,10 +113,11 @@ func Program(argv []string, line string) string {
 	return s
 }
 
+// isSelf reports whether path names the ctxguard binary, ctxguard.exe on Windows, whose file
+// names are case-insensitive.
 func isSelf(path string) bool {
-	base := path[strings.LastIndexAny(path, `/\`)+1:]
-	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".EXE")
-	return strings.EqualFold(base, "ctxguard")
+	base := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+	return strings.TrimSuffix(base, ".exe") == "ctxguard"
 }
 
 // Find lists ctxguard's handlers in a file, in the order of layout.Events.
