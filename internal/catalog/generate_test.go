@@ -24,7 +24,7 @@ import (
 // builtin/secrets.yaml compile to, and the compiled values equal to what parsing the YAML gives. With -write (go
 // generate ./internal/catalog) it writes the file instead.
 func TestGenerate(t *testing.T) {
-	specs, err := Load(builtin.Providers(), "builtin:providers")
+	specs, err := Load(builtin.Providers(), builtinSource)
 	if err != nil {
 		t.Fatal(err)
 	}

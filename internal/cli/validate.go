@@ -18,6 +18,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // topCommands finds a top-level commands: key, the mark of a provider file.
@@ -75,22 +76,16 @@ func runValidate(c *runner, args []string) error {
 	// The providers a policy may name: the built-in ones, the user's providers folder as a hook
 	// run loads it, and the provider files given. A file is checked where it is given, so that
 	// each problem is printed once.
-	builtins := catalog.New().Names()
-	known := slices.Clone(builtins)
-	named := map[string]string{}
+	cat := catalog.New()
 	check := func(file string, data []byte) []string {
-		spec, pos, err := catalog.Decode(data, file)
+		s, pos, err := catalog.Decode(data, file)
 		if err != nil {
 			return sorted(err)
 		}
-		switch prev, dup := named[spec.Name]; {
-		case slices.Contains(builtins, spec.Name):
-			return []string{pos.Errorf("name", "provider %q is built in; a file may add a CLI, not replace one: pick another name", spec.Name).Error()}
-		case dup:
-			return []string{pos.Errorf("name", "provider %q is also defined in %s: rename one, or remove it", spec.Name, prev).Error()}
+		var clash *catalog.NameError
+		if err := cat.AddSpecs([]*spec.Spec{s}); errors.As(err, &clash) {
+			return []string{pos.Errorf("name", "%s", clash.Problem()).Error()}
 		}
-		named[spec.Name] = file
-		known = append(known, spec.Name)
 		return nil
 	}
 	given := map[string]bool{}
@@ -123,7 +118,7 @@ func runValidate(c *runner, args []string) error {
 		if s.kind != "policy" {
 			continue
 		}
-		p, err := policy.Parse(s.data, s.file, c.layerOf(s.file), known)
+		p, err := policy.Parse(s.data, s.file, c.layerOf(s.file), cat.Names())
 		if err != nil {
 			findings[s.index] = sorted(err)
 			continue
