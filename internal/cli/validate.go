@@ -166,21 +166,8 @@ func runValidate(c *runner, args []string) error {
 	return nil
 }
 
-// layerOf is the layer a policy file is read as: the user's or the managed policy when it is
-// that file, else a project's (what a project may not set, such as where the audit trail goes,
-// is then an error).
-func (c *runner) layerOf(file string) string {
-	fi, err := os.Stat(file)
-	if err != nil {
-		return policy.Project
-	}
-	for _, l := range []struct{ name, file string }{{policy.Managed, c.env.ManagedPolicy()}, {policy.User, c.env.UserPolicy()}} {
-		if other, err := os.Stat(l.file); l.file != "" && err == nil && os.SameFile(fi, other) {
-			return l.name
-		}
-	}
-	return policy.Project
-}
+// layerOf is the layer a policy file is read as ([policy.LayerOf]).
+func (c *runner) layerOf(file string) string { return policy.LayerOf(file, c.env) }
 
 // fileKind tells a provider file (in a providers folder, or with a top-level commands: key)
 // from a policy file.

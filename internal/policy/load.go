@@ -91,10 +91,7 @@ var buildID = sync.OnceValue(codec.BuildID)
 // be examined is an error that names it.
 func find(o Options) ([]rules.PolicyFile, error) {
 	var files []rules.PolicyFile
-	for _, c := range []rules.PolicyFile{
-		{Layer: Managed, File: o.ManagedPolicy()},
-		{Layer: User, File: o.UserPolicy()},
-	} {
+	for _, c := range o.fixed() {
 		if c.File == "" {
 			continue
 		}
