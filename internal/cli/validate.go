@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -221,22 +220,9 @@ func (c *runner) userProviders() ([]string, error) {
 
 // sorted lists the problems of one file in the order of their positions.
 func sorted(err error) []string {
-	errs := codec.Unjoin(err)
-	pos := func(e error) (int, int) {
-		var ce *codec.Error
-		if errors.As(e, &ce) {
-			return ce.Line, ce.Col
-		}
-		return 0, 0
-	}
-	slices.SortStableFunc(errs, func(a, b error) int {
-		al, ac := pos(a)
-		bl, bc := pos(b)
-		return cmp.Or(cmp.Compare(al, bl), cmp.Compare(ac, bc))
-	})
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
+	var out []string
+	for _, e := range codec.Sorted(err) {
+		out = append(out, e.Error())
 	}
 	return out
 }

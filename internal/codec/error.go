@@ -102,9 +102,7 @@ func parent(path string) string { return path[:max(strings.LastIndexByte(path, '
 
 // Err returns the problems in file order: nil, one as itself, or several joined.
 func (p *Problems) Err() error {
-	slices.SortStableFunc(p.errs, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
-	})
+	slices.SortStableFunc(p.errs, byPosition)
 	switch len(p.errs) {
 	case 0:
 		return nil
@@ -116,6 +114,28 @@ func (p *Problems) Err() error {
 		errs[i] = e
 	}
 	return errors.Join(errs...)
+}
+
+// byPosition orders errors by where they are in their file.
+func byPosition(a, b *Error) int {
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
+// Sorted lists the errors err joins ([Unjoin]) in the order of their positions in the file; one
+// that is not an [*Error] has none, and comes first.
+func Sorted(err error) []error {
+	errs := Unjoin(err)
+	slices.SortStableFunc(errs, func(a, b error) int {
+		var ea, eb *Error
+		if !errors.As(a, &ea) {
+			ea = &Error{}
+		}
+		if !errors.As(b, &eb) {
+			eb = &Error{}
+		}
+		return byPosition(ea, eb)
+	})
+	return errs
 }
 
 // Unjoin lists the errors an error joins ([errors.Join], nested joins flattened), or the error
