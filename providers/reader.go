@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/tidwall/gjson"
 )
@@ -551,7 +552,7 @@ func (x *run) up(ts []string) ([]string, error) {
 			}
 		}
 	}
-	for d := x.in.Dir; d != ""; {
+	for d := range paths.Up(x.in.Dir) {
 		for _, p := range rel {
 			if x.in.System.IsAbs(p) {
 				continue
@@ -565,11 +566,6 @@ func (x *run) up(ts []string) ([]string, error) {
 				return []string{cand}, nil
 			}
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
 	}
 	out := make([]string, 0, len(rel))
 	for _, p := range rel {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,20 +114,12 @@ func find(o Options) ([]rules.PolicyFile, error) {
 	return files, nil
 }
 
-// projectFile walks up from o.Cwd to the nearest .ctxguard.yaml, stopping after Home (whose own
-// .ctxguard.yaml counts) or at the root. The walk is lexical, on the path as given, so a symlink
-// loop cannot make it run forever: each step removes one element.
+// projectFile is the nearest .ctxguard.yaml on the way up from o.Cwd ([Options.upToHome]).
 func projectFile(o Options) (string, error) {
 	if !filepath.IsAbs(o.Cwd) {
 		return "", fmt.Errorf("working directory %q is not absolute", o.Cwd)
 	}
-	home := ""
-	var homeInfo fs.FileInfo
-	if o.Home != "" {
-		home = filepath.Clean(o.Home)
-		homeInfo, _ = os.Stat(home)
-	}
-	for dir := filepath.Clean(o.Cwd); ; {
+	for dir := range o.upToHome() {
 		f := filepath.Join(dir, ProjectFile)
 		switch ok, err := exists(f); {
 		case err != nil && !unsearchable(err):
@@ -134,14 +127,27 @@ func projectFile(o Options) (string, error) {
 		case ok:
 			return f, nil
 		}
-		if home != "" && sameDir(dir, home, homeInfo, o.GOOS()) {
-			return "", nil
+	}
+	return "", nil
+}
+
+// upToHome yields the directories a project's files are looked for in: o.Cwd and each one above
+// it, up to the home directory (whose own files count), or to the root when Cwd is not under it.
+// Both the policy's discovery and self-protection walk it, so that every file the hook would read
+// is protected.
+func (o Options) upToHome() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		home := ""
+		var homeInfo fs.FileInfo
+		if o.Home != "" {
+			home = filepath.Clean(o.Home)
+			homeInfo, _ = os.Stat(home)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", nil
+		for dir := range paths.Up(o.Cwd) {
+			if !yield(dir) || home != "" && sameDir(dir, home, homeInfo, o.GOOS()) {
+				return
+			}
 		}
-		dir = parent
 	}
 }
 

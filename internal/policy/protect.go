@@ -77,7 +77,7 @@ func Protected(o Options) *Self {
 	// The per-directory files on the way up exist or not; those that exist are listed so that
 	// removing or moving a directory that holds one is seen (rm -r .claude, mv repo elsewhere).
 	if filepath.IsAbs(o.Cwd) {
-		for dir := filepath.Clean(o.Cwd); ; {
+		for dir := range o.upToHome() {
 			for _, f := range append([]harness.File{{Path: ProjectFile}}, s.byName...) {
 				if strings.ContainsAny(f.Path, "*?[") {
 					continue // a pattern: protected by name
@@ -89,11 +89,6 @@ func Protected(o Options) *Self {
 					}
 				}
 			}
-			parent := filepath.Dir(dir)
-			if parent == dir || o.Home != "" && dir == filepath.Clean(o.Home) {
-				break
-			}
-			dir = parent
 		}
 	}
 	return s
