@@ -80,7 +80,7 @@ type Policy struct {
 	// hook writes it (see internal/audit).
 	Audit AuditTrail
 	// Locked lists the rules the managed layer wrote, which no lift lifts: the ids of its own
-	// rules, and "destructive" when it sets destructive (then no destructive entry is lifted).
+	// rules, and RuleDestructive when it sets destructive (then no destructive entry is lifted).
 	Locked []string
 }
 

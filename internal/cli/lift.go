@@ -24,8 +24,8 @@ func runLift(c *runner, args []string) error {
 	dur := fl.Duration("for", defaultFor, "")
 	session := fl.String("session", "", "")
 	reason := fl.String("reason", "", "")
-	list := fl.Bool("list", false, "")
-	clear := fl.Bool("clear", false, "")
+	list := fl.Bool(rules.LiftList, false, "")
+	clear := fl.Bool(rules.LiftClear, false, "")
 	if err := parse(fl, args); err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (c *runner) liftable(rule string) error {
 	if lift.Locked(rule, pol.Locked) {
 		return fmt.Errorf("%s is set by the managed policy (%s), and no lift lifts a managed rule", rule, c.env.ManagedPolicy())
 	}
-	if rule == lift.Destructive {
+	if rule == rules.RuleDestructive {
 		return nil
 	}
 	var ids []string

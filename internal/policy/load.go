@@ -79,7 +79,7 @@ func locked(managed *rules.Policy) []string {
 		out = append(out, r.ID)
 	}
 	if managed.Destructive != rules.SettingUnset {
-		out = append(out, "destructive")
+		out = append(out, rules.RuleDestructive)
 	}
 	return out
 }
