@@ -49,6 +49,10 @@ func (s Source) String() string {
 	return s.File + ":" + strconv.Itoa(s.Line)
 }
 
+// ProjectFile is the name of a project's policy file, which the engine's fixes name; package
+// policy finds the file by it.
+const ProjectFile = ".ctxguard.yaml"
+
 // Policy is the effective policy: every layer (managed, user, project) merged so that later
 // layers only narrow. The policy package builds it; the engine reads it.
 type Policy struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 func runLog(c *runner, args []string) error {
@@ -32,8 +32,8 @@ func runLog(c *runner, args []string) error {
 	}
 	f := audit.Filter{Session: *session}
 	for _, d := range *decisions {
-		if !slices.Contains([]string{"allow", "rewrite", "ask", "deny"}, d) {
-			return usageError{fmt.Sprintf("--decision %q is not one of allow, rewrite, ask, deny", d)}
+		if _, ok := rules.ParseVerdict(d); !ok {
+			return usageError{fmt.Sprintf("--decision %q is not one of %s", d, strings.Join(spec.Decisions, ", "))}
 		}
 		f.Decisions = append(f.Decisions, d)
 	}

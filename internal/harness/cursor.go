@@ -146,6 +146,7 @@ var cursorSetup = Setup{
 	ProjectFile: ".cursor/hooks.json",
 	Events:      []string{cursorShellEvent, cursorToolEvent},
 	Skeleton:    "{\n  \"version\": 1\n}\n",
+	RewriteHook: true,
 	Entries: func(self string, o Options) []Entry {
 		cmd := line(o.GOOS, self, "hook", "--harness", "cursor")
 		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: cmd, Timeout: timeout, FailClosed: true})}}

@@ -63,6 +63,9 @@ type Setup struct {
 	Own bool
 	// Entries returns the hooks that run the ctxguard binary at self.
 	Entries func(self string, o Options) []Entry
+	// RewriteHook is set where Options.Rewrite adds a hook that can rewrite to those Entries
+	// returns (Cursor's preToolUse); every other harness's hook rewrites already.
+	RewriteHook bool
 	// Probe returns a payload for a harmless command as the harness sends it to a hook on
 	// event, for doctor's self-test.
 	Probe func(event, command, cwd string) []byte

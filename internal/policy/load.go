@@ -36,8 +36,8 @@ const (
 	Project = "project"
 )
 
-// ProjectFile is the name of the project policy file.
-const ProjectFile = ".ctxguard.yaml"
+// ProjectFile is the name of the project policy file ([rules.ProjectFile]).
+const ProjectFile = rules.ProjectFile
 
 // Load finds the policy files for o, reads each strictly and merges them, managed first. With no
 // file anywhere it returns a Policy without Files, under which the caller allows everything.
