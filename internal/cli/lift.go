@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/internal/policy"
@@ -47,7 +45,7 @@ func runLift(c *runner, args []string) error {
 	}
 	// The hook denies `ctxguard lift` in an agent's line; this is the second lock: an agent's
 	// shell has no terminal. A person lifts a rule in their own.
-	if !interactive(c.stdin) || !interactive(c.stdout) {
+	if !terminal(c.stdin) || !terminal(c.stdout) {
 		return exitError{code: exitFailure, msg: "a lift is a human's decision, so ctxguard lift runs only in an interactive terminal (stdin and stdout a terminal); run it in your own"}
 	}
 	if *dur <= 0 || *dur > lift.MaxFor {
@@ -165,13 +163,6 @@ func short(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-// interactive reports whether a stream is an interactive terminal (a character device is not
-// enough: /dev/null is one).
-func interactive(stream any) bool {
-	f, ok := stream.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // who names the person granting a lift, user@host.
