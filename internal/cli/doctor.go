@@ -412,8 +412,7 @@ func (d *doctor) harnesses(wd, self string) []installed {
 				d.ok("%-8s %s runs %s", s.Harness, d.c.home(in.file), describe(in.hook, d.c.env.OS))
 				continue
 			}
-			at := in.hook.Pos()
-			d.ok("%-8s %s:%d:%d runs %s", s.Harness, d.c.home(in.file), at.Line, at.Col, describe(in.hook, d.c.env.OS))
+			d.ok("%-8s %s runs %s", s.Harness, in.hook.Pos().In(d.c.home(in.file)), describe(in.hook, d.c.env.OS))
 		}
 		if len(here) > 0 && len(plugins) > 0 {
 			d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from the plugin and from %s", s.Title, d.c.home(here[0].file)),
@@ -440,8 +439,7 @@ func (d *doctor) matchers(s *harness.Setup, found []installed) {
 		if len(tools) == 0 {
 			continue
 		}
-		at := in.hook.Pos()
-		d.warn(fmt.Sprintf("%-8s %s:%d:%d: the matcher %q leaves out %s: %s", s.Harness, d.c.home(in.file), at.Line, at.Col,
+		d.warn(fmt.Sprintf("%-8s %s: the matcher %q leaves out %s: %s", s.Harness, in.hook.Pos().In(d.c.home(in.file)),
 			in.hook.Matcher, strings.Join(tools, ", "), strings.Join(effects, "; ")), "ctxguard install "+s.Harness+" (it replaces its entry)")
 	}
 }
@@ -474,8 +472,7 @@ func (d *doctor) client(s *harness.Setup, found []installed) {
 			argv, line := in.hook.Command(d.c.env.OS)
 			note, ok = s.Client.Check(version, argv, line, d.c.env.OS)
 		}
-		at := in.hook.Pos()
-		msg := fmt.Sprintf("%-8s %s %s (%s) runs %s:%d:%d", s.Harness, s.Title, version, prog, d.c.home(in.file), at.Line, at.Col)
+		msg := fmt.Sprintf("%-8s %s %s (%s) runs %s", s.Harness, s.Title, version, prog, in.hook.Pos().In(d.c.home(in.file)))
 		if !ok {
 			d.fail(msg+": "+note, "upgrade "+s.Title)
 			continue
@@ -537,8 +534,7 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 				continue
 			}
 			hooks, _ := hookfile.Find(s.Plugin.Hooks, "plugin", hookfile.Layout{Nested: s.Nested, Events: s.Events})
-			at := p.Pos()
-			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), at.Line, at.Col, p.Key)
+			d.ok("%-8s %s enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, p.Pos().In(d.c.home(f)), p.Key)
 			for _, h := range hooks {
 				out = append(out, installed{setup: s, file: f, hook: h, plugin: true})
 			}

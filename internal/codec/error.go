@@ -23,15 +23,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	b := make([]byte, 0, len(e.File)+len(e.Msg)+16)
-	b = append(b, e.File...)
-	if e.Line > 0 {
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(e.Line), 10)
-		if e.Col > 0 {
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(e.Col), 10)
-		}
-	}
+	b = Pos{e.Line, e.Col}.append(b, e.File)
 	if len(b) > 0 {
 		b = append(b, ": "...)
 	}
@@ -40,6 +32,23 @@ func (e *Error) Error() string {
 
 // Pos is a 1-based line and column.
 type Pos struct{ Line, Col int }
+
+// In is the position in file as file:line:col, the form of every message ctxguard prints that
+// points into a file (editors and terminals open it there); a part that is 0 is left out.
+func (p Pos) In(file string) string { return string(p.append(nil, file)) }
+
+func (p Pos) append(b []byte, file string) []byte {
+	b = append(b, file...)
+	if p.Line > 0 {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(p.Line), 10)
+		if p.Col > 0 {
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(p.Col), 10)
+		}
+	}
+	return b
+}
 
 // Position is where the byte at offset off of src is written: its 1-based line, and its column
 // counted in bytes from 1, as editors' "go to line:col" and compilers' messages count them. An
