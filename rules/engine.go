@@ -45,7 +45,7 @@ type Input struct {
 	Shell string
 	// Lifted reports whether a human lifted a rule (a destructive entry's or a user rule's id)
 	// for this call, with a note that says by whom and until when: the rule then adds nothing.
-	// The caller never lifts a rule of the managed layer (Policy.Locked). Nil lifts nothing.
+	// The caller never lifts a rule of the managed layer. Nil lifts nothing.
 	Lifted func(rule string) (note string, ok bool)
 	// Facts are what the rules' conditions read besides the calls (see [Facts]).
 	Facts Facts

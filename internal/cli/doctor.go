@@ -121,7 +121,7 @@ func count(n int, noun string) string {
 // policies lists the policy files per layer, and parses each one found on its own so that the
 // one that fails names itself. It returns the merged policy when every file loads (nil when one
 // does not, or none applies), and whether any policy applies here.
-func (d *doctor) policies(wd string, cat *catalog.Catalog) (*rules.Policy, bool) {
+func (d *doctor) policies(wd string, cat *catalog.Catalog) (*policy.Policy, bool) {
 	d.section("policy")
 	var names []string
 	if cat != nil {
@@ -150,7 +150,7 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) (*rules.Policy, bool)
 			broken = true
 			continue
 		}
-		var p *rules.Policy
+		var p *policy.Policy
 		if err == nil {
 			p, err = policy.Parse(data, l.File, l.Name, names)
 		}
@@ -221,7 +221,7 @@ func messages(err error) []string {
 // providers shows each provider's active context here, where it came from in words, and what
 // the policy says of it: allowed, forbidden (with the command that switches to an allowed one),
 // or unchecked.
-func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error, pol *rules.Policy, applies bool) {
+func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error, pol *policy.Policy, applies bool) {
 	d.section("providers (the context a command run here would use)")
 	if catErr != nil {
 		if applies {

@@ -246,7 +246,7 @@ func runSchema(c *runner, args []string) error {
 // machineProblems reads the facts of this machine that the policy's conditions need (the host
 // name, the user's groups), so that one that cannot be read (a group database that cannot be
 // opened) is a problem at the rule that needs it, as it is a deny in the hook.
-func machineProblems(p *rules.Policy, m rules.Facts) []error {
+func machineProblems(p *policy.Policy, m rules.Facts) []error {
 	var out []error
 	for _, r := range p.Rules {
 		for _, c := range slices.Concat(r.When, r.Unless) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/session"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -24,7 +25,7 @@ type memory struct {
 
 // openMemory returns the session's memory, or nil when there is none to use: no session id, or
 // a policy that turns it off (which the note then says).
-func openMemory(req rules.Request, env paths.Env, pol *rules.Policy) (*memory, string) {
+func openMemory(req rules.Request, env paths.Env, pol *policy.Policy) (*memory, string) {
 	if req.Session == "" {
 		return nil, ""
 	}

@@ -44,7 +44,7 @@ func (l Lift) Covers(rule, session string, now time.Time) bool {
 }
 
 // Locked reports whether no lift lifts rule: locked lists what the managed layer wrote
-// (rules.Policy.Locked), its rules' ids and rules.RuleDestructive when it sets destructive.
+// (policy.Policy.Locked), its rules' ids and rules.RuleDestructive when it sets destructive.
 func Locked(rule string, locked []string) bool {
 	return slices.Contains(locked, rule) || (rule == rules.RuleDestructive || rules.IsDestructiveRule(rule)) && slices.Contains(locked, rules.RuleDestructive)
 }

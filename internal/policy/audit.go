@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/internal/paths"
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // minAuditSize is the smallest size limit a policy may set: below it the trail would rotate
@@ -17,8 +17,8 @@ const minAuditSize = 64 << 10
 // A project file may only turn it on: where the trail goes and how much of it is kept are the
 // user's or the organisation's to say, or a repository could make ctxguard append to a file of
 // its choosing, or keep a trail too small to tell anything.
-func (c *checker) audit(v any, layer string) rules.AuditTrail {
-	var a rules.AuditTrail
+func (c *checker) audit(v any, layer string) audit.Trail {
+	var a audit.Trail
 	switch v := v.(type) {
 	case nil:
 		if _, written := c.pos.At("audit"); written {
@@ -98,7 +98,7 @@ func size(v any) (int64, error) {
 
 // mergeAudit adds a more specific layer's audit setting: it can turn the trail on, never off,
 // and names the file and limit only where no earlier layer did.
-func mergeAudit(dst *rules.AuditTrail, src rules.AuditTrail) {
+func mergeAudit(dst *audit.Trail, src audit.Trail) {
 	if src.On && !dst.On {
 		dst.On, dst.Src = true, src.Src
 	}

@@ -43,12 +43,12 @@ const ProjectFile = rules.ProjectFile
 // file anywhere it returns a Policy without Files, under which the caller allows everything.
 // When a file does not load, the error comes with the layers merged before it (nil when the
 // files cannot be found), so that a trail the managed layer turned on still records the deny.
-func Load(o Options) (*rules.Policy, error) {
+func Load(o Options) (*Policy, error) {
 	files, err := find(o)
 	if err != nil {
 		return nil, err
 	}
-	p := &rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}
+	p := &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}}
 	cache := codec.Cache{Dir: o.PolicyCache(), Build: buildID()}
 	for _, f := range files {
 		data, err := os.ReadFile(f.File)
@@ -73,7 +73,7 @@ func Load(o Options) (*rules.Policy, error) {
 
 // locked lists what the managed layer wrote that a lift may not lift: its rules, and the
 // destructive entries when it sets destructive.
-func locked(managed *rules.Policy) []string {
+func locked(managed *Policy) []string {
 	var out []string
 	for _, r := range managed.Rules {
 		out = append(out, r.ID)
