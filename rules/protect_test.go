@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/builtin"
-	policyfile "github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -31,10 +30,7 @@ func (f fakeSelf) Match(p string, tree bool, into []string) (rules.Protection, b
 func (f fakeSelf) Mentions(text string) bool { return strings.Contains(text, "ctxguard") }
 
 func TestProtect(t *testing.T) {
-	ws, err := policyfile.ParseWriters(builtin.Protect(), "protect.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := catalog.Writers()
 	self := fakeSelf{
 		"/repo/.ctxguard.yaml":                     "self.policy-write",
 		"/home/u/.config/ctxguard/policy.yaml":     "self.policy-write",
