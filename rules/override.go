@@ -187,8 +187,6 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 						name = m[1] // else any context may be changed (config set clusters.x.server)
 					}
 				}
-			} else if len(ps) >= r.Arg && r.Match != "" {
-				known = false
 			}
 		}
 		fold := p.Context.CaseInsensitive
