@@ -156,17 +156,6 @@ func (x *run) scopePaths(st *spec.Step) string {
 	return strings.Join(paths, "|")
 }
 
-// Lookup evaluates a gjson path on the last step's state file (for a list of files, the first
-// that gives a value). ${name} in path is an earlier Let value. ok is false when the path gives
-// nothing.
-func (r *Reader) Lookup(s *spec.Spec, in spec.Input, path string) (string, bool, error) {
-	x, err := r.start(s, &in)
-	if err != nil {
-		return "", false, err
-	}
-	return x.lookupPath(substitute(path, x.lookup))
-}
-
 // Target turns a switch's raw target into the context it selects: unchanged without a Lookup;
 // otherwise IndexBase is taken off a numeric target and the Lookup path evaluated with ${target}
 // (pac auth select --index 1 gives the first profile's environment URL). ok is false when the
