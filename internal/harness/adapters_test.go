@@ -142,7 +142,7 @@ func TestEncodeAdded(t *testing.T) {
 		{"cline rewrite", "cline", clineLegacySample, rewrite, `{"cancel":true,"errorMessage":"[ctxguard/x] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
 		{"crush deny", "crush", crushSample, deny, `{"decision":"deny","reason":"[ctxguard/x] no"}`},
 		{"crush rewrite: no decision, so Crush's own prompt still applies", "crush", crushSample, rewrite, `{"context":"[ctxguard/x] bound","updated_input":{"command":"` + fixed + `","timeout":60000}}`},
-		{"crush rewrite the policy wants confirmed: Crush cannot ask", "crush", crushSample, Answer{Verdict: rules.VerdictRewrite, Reason: "b", Command: fixed, RewriteAs: rules.SettingAsk}, `{"decision":"deny","reason":"b — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
+		{"crush rewrite the policy wants confirmed: Crush cannot ask", "crush", crushSample, Answer{Verdict: rules.VerdictRewrite, Reason: "b", Command: fixed, ConfirmRewrite: true}, `{"decision":"deny","reason":"b — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
 		{"crush ask", "crush", crushSample, ask, `{"decision":"deny","reason":"[ctxguard/x] sure? — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves"}`},
 		{"goose deny", "goose", gooseSample, deny, `{"decision":"block","reason":"[ctxguard/x] no"}`},
 		{"goose rewrite", "goose", gooseSample, rewrite, `{"decision":"block","reason":"[ctxguard/x] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
@@ -153,7 +153,7 @@ func TestEncodeAdded(t *testing.T) {
 		{"opencode rewrite", "opencode", opencodeSample, rewrite, `{"decision":"rewrite","reason":"[ctxguard/x] bound","args":{"command":"` + fixed + `","description":"List resource groups","timeout":120000}}`},
 		{"opencode ask", "opencode", opencodeSample, ask, `{"decision":"deny","reason":"[ctxguard/x] sure? — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves"}`},
 		{"pi ask with the bound command", "pi", piSample, Answer{Verdict: rules.VerdictAsk, Reason: "r", Command: fixed}, `{"decision":"ask","reason":"r","args":{"command":"` + fixed + `","timeout":30}}`},
-		{"pi rewrite the policy wants shown", "pi", piSample, Answer{Verdict: rules.VerdictRewrite, Reason: "r", Command: fixed, RewriteAs: rules.SettingAsk}, `{"decision":"ask","reason":"r","args":{"command":"` + fixed + `","timeout":30}}`},
+		{"pi rewrite the policy wants shown", "pi", piSample, Answer{Verdict: rules.VerdictRewrite, Reason: "r", Command: fixed, ConfirmRewrite: true}, `{"decision":"ask","reason":"r","args":{"command":"` + fixed + `","timeout":30}}`},
 		{"pi deny", "pi", piSample, deny, `{"decision":"deny","reason":"[ctxguard/x] no"}`},
 	}
 	for _, tt := range tests {

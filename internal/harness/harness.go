@@ -31,10 +31,10 @@ type Answer struct {
 	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
 	// the human approves is the bound command ("" = unchanged).
 	Command string
-	// RewriteAs is the policy's override for how a rewrite is answered: SettingAsk has a human
-	// confirm every bound command; SettingUnset leaves the decision to the harness's own rules,
-	// as for the original command (SettingAllow, which no policy sets any more, does the same).
-	RewriteAs rules.Setting
+	// ConfirmRewrite is set when the policy has a human confirm every bound command (rewrite:
+	// ask); otherwise a rewrite leaves the decision to the harness's own rules, as for the
+	// original command.
+	ConfirmRewrite bool
 }
 
 // Blocked is the answer of a harness that reads only the hook's exit code (Windsurf): its
@@ -226,11 +226,6 @@ type decision struct {
 // with its own rules); "" for the others.
 func decide(req *Request, a Answer, rewriteDecision string) (decision, error) {
 	d := decision{reason: a.Reason}
-	switch a.RewriteAs {
-	case rules.SettingUnset, rules.SettingAsk, rules.SettingAllow:
-	default:
-		return d, fmt.Errorf("unknown rewrite answer %q: want ask or allow", a.RewriteAs)
-	}
 	switch a.Verdict {
 	case rules.VerdictAllow:
 		return decision{}, nil
@@ -249,7 +244,7 @@ func decide(req *Request, a Answer, rewriteDecision string) (decision, error) {
 			return d, errors.New("rewrite without a command")
 		}
 		d.permission = rewriteDecision
-		if a.RewriteAs == rules.SettingAsk {
+		if a.ConfirmRewrite {
 			d.permission = "ask"
 		}
 	default:

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,8 +211,8 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
-			"claude rewrite sample: no decision, even where an old policy says allow", "claude", claudeSample,
-			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: rules.SettingAllow},
+			"claude rewrite sample: no decision", "claude", claudeSample,
+			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false},"additionalContext":"ctxguard pinned --subscription dev-sub"}}`,
 		},
 		{
@@ -251,7 +252,7 @@ func TestEncode(t *testing.T) {
 			`{"modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"},"additionalContext":"bound"}`,
 		},
 		{
-			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: rules.SettingAsk},
+			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, ConfirmRewrite: true},
 			`{"permissionDecision":"ask","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
@@ -272,7 +273,7 @@ func TestEncode(t *testing.T) {
 			`{"systemMessage":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.SettingAsk},
+			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, ConfirmRewrite: true},
 			`{"decision":"ask","reason":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
@@ -318,7 +319,7 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves, as: az group list --subscription dev-sub"}}`,
 		},
 		{
-			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.SettingAsk},
+			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, ConfirmRewrite: true},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}}`,
 		},
 		{
@@ -358,24 +359,23 @@ func TestEncode(t *testing.T) {
 // never nag); only a policy that wants every rewrite confirmed (rewrite: ask) asks.
 func TestClaudeRewriteModes(t *testing.T) {
 	tests := []struct {
-		mode      string
-		rewriteAs rules.Setting
-		want      string
+		mode    string
+		confirm bool
+		want    string
 	}{
-		{"default", rules.SettingUnset, ""},
-		{"plan", rules.SettingUnset, ""},
-		{"acceptEdits", rules.SettingUnset, ""},
-		{"", rules.SettingUnset, ""},
-		{"someFutureMode", rules.SettingUnset, ""},
-		{"auto", rules.SettingUnset, ""},
-		{"dontAsk", rules.SettingUnset, ""},
-		{"bypassPermissions", rules.SettingUnset, ""},
-		{"dontAsk", rules.SettingAllow, ""},
-		{"bypassPermissions", rules.SettingAsk, "ask"},
+		{"default", false, ""},
+		{"plan", false, ""},
+		{"acceptEdits", false, ""},
+		{"", false, ""},
+		{"someFutureMode", false, ""},
+		{"auto", false, ""},
+		{"dontAsk", false, ""},
+		{"bypassPermissions", false, ""},
+		{"bypassPermissions", true, "ask"},
 	}
 	h, _ := Lookup("claude")
 	for _, tt := range tests {
-		t.Run(tt.mode+"/"+tt.rewriteAs.String(), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/confirm=%v", tt.mode, tt.confirm), func(t *testing.T) {
 			payload := `{"permission_mode":"` + tt.mode + `","tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
 			if tt.mode == "" {
 				payload = `{"tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
@@ -385,7 +385,7 @@ func TestClaudeRewriteModes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictRewrite, Command: "kubectl get pods --context dev", RewriteAs: tt.rewriteAs}); err != nil {
+			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictRewrite, Command: "kubectl get pods --context dev", ConfirmRewrite: tt.confirm}); err != nil {
 				t.Fatal(err)
 			}
 			var got struct {
@@ -440,7 +440,6 @@ func TestEncodeErrors(t *testing.T) {
 			{"rewrite without a command", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite}, "rewrite without a command"},
 			{"rewrite without a request", nil, Answer{Verdict: rules.VerdictRewrite, Command: "ls"}, "needs the decoded request"},
 			{"rewrite of a hand-made request", &Request{Request: rules.Request{Command: "ls"}}, Answer{Verdict: rules.VerdictRewrite, Command: "ls -a"}, "needs the decoded request"},
-			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: rules.SettingDeny}, `unknown rewrite answer "deny"`},
 		}
 		for _, tt := range tests {
 			if cannotRewrite[name] && strings.Contains(tt.want, "needs the decoded request") {
