@@ -10,14 +10,12 @@ import (
 //go:embed providers/*.yaml
 var files embed.FS
 
-// FS returns the embedded tree, rooted at this directory: providers/az.yaml and so on (rule packs
-// will sit beside them). Sources are named from this root in explanations
-// ("builtin:providers/az.yaml").
-func FS() fs.FS { return files }
-
 // Providers returns the providers/ subtree, the shape internal/catalog.Load reads:
 //
 //	specs, err := catalog.Load(builtin.Providers(), "builtin:providers")
+//
+// The hook reads the specs compiled into Go (internal/catalog); `ctxguard test` runs the
+// examples these files hold.
 func Providers() fs.FS {
 	sub, err := fs.Sub(files, "providers")
 	if err != nil {

@@ -5,7 +5,8 @@
 // starter policy that `ctxguard init` fills in (starter/policy.yaml), the commands that write
 // files (protect.yaml, for self-protection) and the flags that hold secrets on some commands
 // (secrets.yaml, for the audit trail). Texts that name real CLIs live here, as data, rather than
-// in Go code.
+// in Go code. protect.yaml and secrets.yaml are not embedded: internal/catalog compiles them
+// into Go, and its tests read them from here.
 //
 // The data sits beside this package, not under testdata or a parent directory, because go:embed
 // only reaches files at or below the embedding file's directory. The package is data only: it

@@ -36,7 +36,8 @@ func (r *Reader) StateFiles(s *spec.Spec, in spec.Input) []StateFile {
 		paths, _ := x.paths(st)
 		// A path with a name the state selects in it (config_${config}) is one of a folder's.
 		selected := slices.ContainsFunc(st.Templates(), func(t string) bool {
-			return slices.ContainsFunc(lets, func(l string) bool { return t != "${"+l+"}" && strings.Contains(t, "${"+l+"}") })
+			names, _ := spec.Names(t)
+			return slices.ContainsFunc(lets, func(l string) bool { return t != "${"+l+"}" && slices.Contains(names, l) })
 		})
 		for _, p := range paths {
 			add(StateFile{Path: p})

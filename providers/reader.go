@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/tidwall/gjson"
 )
@@ -153,17 +154,6 @@ func (x *run) scopePaths(st *spec.Step) string {
 		return "?"
 	}
 	return strings.Join(paths, "|")
-}
-
-// Lookup evaluates a gjson path on the last step's state file (for a list of files, the first
-// that gives a value). ${name} in path is an earlier Let value. ok is false when the path gives
-// nothing.
-func (r *Reader) Lookup(s *spec.Spec, in spec.Input, path string) (string, bool, error) {
-	x, err := r.start(s, &in)
-	if err != nil {
-		return "", false, err
-	}
-	return x.lookupPath(substitute(path, x.lookup))
 }
 
 // Target turns a switch's raw target into the context it selects: unchanged without a Lookup;
@@ -551,7 +541,7 @@ func (x *run) up(ts []string) ([]string, error) {
 			}
 		}
 	}
-	for d := x.in.Dir; d != ""; {
+	for d := range paths.Up(x.in.Dir) {
 		for _, p := range rel {
 			if x.in.System.IsAbs(p) {
 				continue
@@ -565,11 +555,6 @@ func (x *run) up(ts []string) ([]string, error) {
 				return []string{cand}, nil
 			}
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
 	}
 	out := make([]string, 0, len(rel))
 	for _, p := range rel {

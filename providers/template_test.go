@@ -28,6 +28,7 @@ func TestSubstitute(t *testing.T) {
 		{`Profiles.#(Name=="${host}").Resource`, `Profiles.#(Name=="ghe.example.invalid").Resource`},
 		{`a\"${host}`, `a\"ghe\.example\.invalid`},
 		{"${missing}.x", ".x"},
+		{`a\${host}.${n}`, `a\${host}.0`}, // an escaped $ is no reference
 	}
 	for _, tt := range tests {
 		if got := substitute(tt.path, v); got != tt.want {

@@ -28,8 +28,13 @@ type Call struct {
 	Dir        string
 	DirUnknown bool
 	// Via is the wrapper chain the call was found through, outermost first ("sudo", "bash -c",
-	// "xargs", "$(…)"). Empty for a plain command.
+	// "xargs", "$(…)"). Empty for a plain command. The labels are for people; what the engine
+	// needs from the chain is Wrapped.
 	Via []string
+	// Wrapped is set when the command word follows a wrapper's words in the same command (sudo
+	// az, xargs az, op run -- az): a `VAR=x` written before it would be the wrapper's argument,
+	// so a binding by variable needs `env VAR=x`.
+	Wrapped bool
 	// Src is the text the positions in NameWord, Args and Env refer to: the whole command line, or
 	// the string that was re-parsed as a script (`bash -c '…'`, `eval`, a here-document fed to a
 	// shell). Nested is true in the second case: such a call cannot be rewritten in place.

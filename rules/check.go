@@ -214,12 +214,8 @@ func binding(p *spec.Spec, c *Call, a argv) (Word, ContextTrace, bool) {
 	if w, ok := own(p, a).flag(p.Bind.Flags); ok {
 		return w, ContextTrace{Value: w.Value, Source: OriginFlag, Flag: flagUsed(a, p.Bind.Flags)}, true
 	}
-	for i := len(c.Env) - 1; i >= 0; i-- {
-		for _, name := range p.Bind.Env {
-			if c.Env[i].Name == name {
-				return c.Env[i].Value, ContextTrace{Value: c.Env[i].Value.Value, Source: OriginEnv, Env: name}, true
-			}
-		}
+	if as, ok := lineEnv(c, p.Bind.Env...); ok {
+		return as.Value, ContextTrace{Value: as.Value.Value, Source: OriginEnv, Env: as.Name}, true
 	}
 	return Word{}, ContextTrace{}, false
 }
@@ -279,7 +275,7 @@ func (e *engine) bindEdit(p *spec.Spec, c *Call, value string) (Edit, string) {
 	b := p.Bind
 	if len(b.Flags) == 0 {
 		text := b.Env[0] + "=" + q
-		if wrapped(c) {
+		if c.Wrapped {
 			return Edit{At: c.NameWord.Pos, Text: "env " + text + " "}, text
 		}
 		return Edit{At: c.NameWord.Pos, Text: text + " "}, text
@@ -294,21 +290,6 @@ func (e *engine) bindEdit(p *spec.Spec, c *Call, value string) (Edit, string) {
 		}
 	}
 	return Edit{At: c.End, Text: " " + text}, text
-}
-
-// wrapped reports whether the call's command word follows a wrapper command (sudo, timeout,
-// xargs …), where a `VAR=value` prefix would be taken for the command: `env` is needed there.
-func wrapped(c *Call) bool {
-	return len(c.Via) > 0 && !onlySubstitutions(c.Via)
-}
-
-func onlySubstitutions(via []string) bool {
-	for _, v := range via {
-		if !strings.HasPrefix(v, "$(") && !strings.HasPrefix(v, "`") && !strings.HasPrefix(v, "<(") && !strings.HasPrefix(v, ">(") {
-			return false
-		}
-	}
-	return true
 }
 
 // fixedCall is the call's own text with the edit applied: the command a model should run.

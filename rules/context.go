@@ -35,10 +35,8 @@ func (e *engine) input(p *spec.Spec, c *Call, a argv, vars map[string]string) sp
 	dir := e.dir(p, c, a)
 	return spec.Input{
 		Env: func(k string) (string, bool) {
-			for i := len(c.Env) - 1; i >= 0; i-- {
-				if c.Env[i].Name == k {
-					return c.Env[i].Value.Value, true
-				}
+			if as, ok := lineEnv(c, k); ok {
+				return as.Value.Value, true
 			}
 			if e.in.Env == nil || c.EnvCleared || slices.Contains(c.Unset, k) {
 				return "", false
@@ -117,7 +115,7 @@ func (e *engine) place(dir, p string) (string, bool) {
 // variable set on the call, or a flag the read steps take.
 func uncertain(p *spec.Spec, c *Call, a argv) bool {
 	// The state under ~ is then not the hook's, and not known.
-	if w, ok := lineEnv(c, "HOME"); ok && (!w.Literal || w.Value == "") || !ok && c.EnvCleared {
+	if as, ok := lineEnv(c, "HOME"); ok && (!as.Value.Literal || as.Value.Value == "") || !ok && c.EnvCleared {
 		return true
 	}
 	for _, st := range p.Context.Read {
@@ -139,7 +137,8 @@ func uncertain(p *spec.Spec, c *Call, a argv) bool {
 // pac read their files under it, and a line can point it elsewhere), else the hook's. It is ""
 // when the call clears its environment or sets HOME to something not literal: see uncertain.
 func (e *engine) home(c *Call, dir string) string {
-	if w, ok := lineEnv(c, "HOME"); ok {
+	if as, ok := lineEnv(c, "HOME"); ok {
+		w := as.Value
 		switch {
 		case !w.Literal || w.Value == "":
 			return ""
@@ -231,13 +230,14 @@ func (e *engine) state(p *spec.Spec, c *Call, a argv, in spec.Input) (spec.Activ
 	return act, err
 }
 
-func lineEnv(c *Call, name string) (Word, bool) {
+// lineEnv is the line's last assignment to any of names for the call: the value the call gets.
+func lineEnv(c *Call, names ...string) (Assign, bool) {
 	for i := len(c.Env) - 1; i >= 0; i-- {
-		if c.Env[i].Name == name {
-			return c.Env[i].Value, true
+		if slices.Contains(names, c.Env[i].Name) {
+			return c.Env[i], true
 		}
 	}
-	return Word{}, false
+	return Assign{}, false
 }
 
 // effective is the context an unbound call runs in: carried from an earlier switch in the line

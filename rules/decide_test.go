@@ -210,3 +210,19 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestVerdictNames: every verdict has a name that reads back as it, and there is no name
+// beyond the strictest verdict.
+func TestVerdictNames(t *testing.T) {
+	for v := rules.VerdictAllow; v <= rules.VerdictDeny; v++ {
+		if got, ok := rules.ParseVerdict(v.String()); !ok || got != v {
+			t.Errorf("ParseVerdict(%q) = %v, %v", v.String(), got, ok)
+		}
+	}
+	if n := len(spec.Decisions); n != int(rules.VerdictDeny)+1 {
+		t.Errorf("spec.Decisions has %d names for %d verdicts", n, rules.VerdictDeny+1)
+	}
+	if _, ok := rules.ParseVerdict("block"); ok {
+		t.Error("ParseVerdict(block) is a verdict")
+	}
+}

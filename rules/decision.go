@@ -1,5 +1,11 @@
 package rules
 
+import (
+	"slices"
+
+	"github.com/ctxguard/ctxguard/spec"
+)
+
 // Verdict is the answer for a call or a line. The order of the constants is strictness: a
 // line's verdict is the strictest of its calls'.
 type Verdict int
@@ -11,9 +17,14 @@ const (
 	VerdictDeny
 )
 
-var verdictNames = [...]string{"allow", "rewrite", "ask", "deny"}
+// String is the verdict's name, as spec.Decisions lists them in this order.
+func (v Verdict) String() string { return spec.Decisions[v] }
 
-func (v Verdict) String() string { return verdictNames[v] }
+// ParseVerdict reads a verdict's name.
+func ParseVerdict(s string) (Verdict, bool) {
+	i := slices.Index(spec.Decisions, s)
+	return Verdict(i), i >= 0
+}
 
 // MarshalText makes verdicts read as words in JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }

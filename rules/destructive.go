@@ -63,9 +63,20 @@ func harmless(a argv, unless []string) bool {
 	return false
 }
 
+// RuleDestructive is the middle part of every destructive entry's rule id, and the word by
+// which a lift, or the managed layer (Policy.Locked), names all of them at once.
+const RuleDestructive = "destructive"
+
 // DestructiveRule is the rule id of a provider's destructive entry: "az.destructive.group-delete".
 func DestructiveRule(provider, match string) string {
-	return provider + ".destructive." + slug(match)
+	return provider + "." + RuleDestructive + "." + slug(match)
+}
+
+// IsDestructiveRule reports whether rule is a destructive entry's id ([DestructiveRule]). A
+// provider's name has no dot in it.
+func IsDestructiveRule(rule string) bool {
+	_, rest, ok := strings.Cut(rule, ".")
+	return ok && strings.HasPrefix(rest, RuleDestructive+".")
 }
 
 // lifted reports whether a human lifted the rule for this call (see Input.Lifted), recording the

@@ -45,7 +45,7 @@ type Input struct {
 	Shell string
 	// Lifted reports whether a human lifted a rule (a destructive entry's or a user rule's id)
 	// for this call, with a note that says by whom and until when: the rule then adds nothing.
-	// The caller never lifts a rule of the managed layer (Policy.Locked). Nil lifts nothing.
+	// The caller never lifts a rule of the managed layer. Nil lifts nothing.
 	Lifted func(rule string) (note string, ok bool)
 	// Facts are what the rules' conditions read besides the calls (see [Facts]).
 	Facts Facts
@@ -312,11 +312,8 @@ func (e *engine) externalSwitches(c *Call) []trace {
 			if path == nil {
 				path = a.path()
 			}
-			n, ok := e.pattern(rest).match(a, path)
-			if !ok || a.hasAny(sw.Unless) {
-				continue
-			}
-			if _, has := a.flag(sw.Flags); len(sw.Flags) > 0 && !has {
+			n, ok := e.switchApplies(sw, rest, a, path)
+			if !ok {
 				continue
 			}
 			if sw.Unknown {
@@ -338,18 +335,27 @@ func (e *engine) externalSwitches(c *Call) []trace {
 	return out
 }
 
-// matchSwitch finds the switch entry that applies to the call: its command matches, the call
-// has none of its Unless flags, and, for an entry that takes its target from flags, one of them.
+// matchSwitch finds the switch entry that applies to the call.
 func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, int, bool) {
 	for _, sw := range p.Switch {
-		n, ok := e.pattern(sw.Command).match(a, path)
-		if !ok || a.hasAny(sw.Unless) {
-			continue
+		if n, ok := e.switchApplies(sw, sw.Command, a, path); ok {
+			return sw, n, true
 		}
-		if _, has := a.flag(sw.Flags); len(sw.Flags) > 0 && !has {
-			continue
-		}
-		return sw, n, true
 	}
 	return spec.Switch{}, 0, false
+}
+
+// switchApplies reports whether a switch entry applies to a call whose words after the command
+// name are a: command (the entry's pattern, without the command name for another provider's
+// SwitchedBy) matches, the call has none of its Unless flags, and, for an entry that takes its
+// target from flags, one of them. n is what the pattern matched.
+func (e *engine) switchApplies(sw spec.Switch, command string, a argv, path []string) (n int, ok bool) {
+	n, ok = e.pattern(command).match(a, path)
+	if !ok || a.hasAny(sw.Unless) {
+		return 0, false
+	}
+	if _, has := a.flag(sw.Flags); len(sw.Flags) > 0 && !has {
+		return 0, false
+	}
+	return n, true
 }

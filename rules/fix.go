@@ -90,7 +90,7 @@ func (e *engine) defaultNote(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 	if len(cp.Defaults) > 0 {
 		return fmt.Sprintf("; the default %s (%s) is not in every policy layer's allow list", cp.Defaults[0].Value, cp.Defaults[0].Src)
 	}
-	return fmt.Sprintf("; or set a default for %s in .ctxguard.yaml (contexts.%s.default)", p.Name, p.Name)
+	return fmt.Sprintf("; or set a default for %s in %s (contexts.%s.default)", p.Name, ProjectFile, p.Name)
 }
 
 // switchFix is the switch an agent may run instead of sw, which is not allowed: sw itself to an

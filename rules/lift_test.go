@@ -95,3 +95,18 @@ func (noSelf) Match(string, bool, []string) (rules.Protection, bool) {
 	return rules.Protection{}, false
 }
 func (noSelf) Mentions(string) bool { return false }
+
+func TestIsDestructiveRule(t *testing.T) {
+	for rule, want := range map[string]bool{
+		rules.DestructiveRule("az", "group delete"): true,
+		"kubectl.destructive.delete":                true,
+		rules.RuleDestructive:                       false, // the word for all of them, not an entry
+		"self.policy-write":                         false,
+		"az.other.destructive.x":                    false,
+		"destructive.x":                             false,
+	} {
+		if got := rules.IsDestructiveRule(rule); got != want {
+			t.Errorf("IsDestructiveRule(%q) = %v, want %v", rule, got, want)
+		}
+	}
+}

@@ -111,10 +111,8 @@ func (e *engine) overrides(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 				how = flagUsed(a, o.Flags)
 			}
 		}
-		for i := len(c.Env) - 1; !found && i >= 0; i-- {
-			if slices.Contains(o.Env, c.Env[i].Name) {
-				how, w, found = c.Env[i].Name, c.Env[i].Value, true
-			}
+		if as, ok := lineEnv(c, o.Env...); !found && ok {
+			how, w, found = as.Name, as.Value, true
 		}
 		if !found {
 			continue
@@ -189,8 +187,6 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 						name = m[1] // else any context may be changed (config set clusters.x.server)
 					}
 				}
-			} else if len(ps) >= r.Arg && r.Match != "" {
-				known = false
 			}
 		}
 		fold := p.Context.CaseInsensitive

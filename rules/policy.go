@@ -49,8 +49,13 @@ func (s Source) String() string {
 	return s.File + ":" + strconv.Itoa(s.Line)
 }
 
-// Policy is the effective policy: every layer (managed, user, project) merged so that later
-// layers only narrow. The policy package builds it; the engine reads it.
+// ProjectFile is the name of a project's policy file, which the engine's fixes name; package
+// policy finds the file by it.
+const ProjectFile = ".ctxguard.yaml"
+
+// Policy is the effective policy, as far as the engine reads it: every layer (managed, user,
+// project) merged so that later layers only narrow. The policy package builds it, with what the
+// hook reads beside it (policy.Policy).
 type Policy struct {
 	// Files are the policy files that were read, in layer order.
 	Files []PolicyFile
@@ -63,38 +68,6 @@ type Policy struct {
 	DestructiveSrc Source
 	// Rules are the users' own rules from every layer.
 	Rules []UserRule
-	// RewriteMode SettingAsk has a human confirm every rewrite (the bound command is what they
-	// see). SettingUnset answers a rewrite with the bound command alone, and the harness's own
-	// permission rules decide on it as they would have on the original.
-	RewriteMode    Setting
-	RewriteModeSrc Source
-	// Notes are what the files say that ctxguard no longer reads, each "file:line:col: message";
-	// the policy loads without it.
-	Notes []string
-	// Forget turns session memory off (session: {remember: false}): later calls of a session are
-	// bound to the active context, not to the one the session switched to. Off wins across
-	// layers, and ForgetSrc names the layer that turned it off.
-	Forget    bool
-	ForgetSrc Source
-	// Audit is what the layers say about the audit trail, which the engine does not read: the
-	// hook writes it (see internal/audit).
-	Audit AuditTrail
-	// Locked lists the rules the managed layer wrote, which no lift lifts: the ids of its own
-	// rules, and "destructive" when it sets destructive (then no destructive entry is lifted).
-	Locked []string
-}
-
-// AuditTrail is the audit trail the layers ask for. It is on when any layer turns it on, and a
-// layer can never turn it off for the others; its file and size limit are those of the least
-// specific layer that names them (a project may turn the trail on, but never move it).
-type AuditTrail struct {
-	On  bool
-	Src Source // the least specific layer that turned it on
-	// Path is the file as written ("" for the state home's audit.jsonl; "~/" for the home
-	// directory); MaxSize the size it is rotated at (0 for the default).
-	Path    string
-	PathSrc Source
-	MaxSize int64
 }
 
 // PolicyFile is one policy file that was read.

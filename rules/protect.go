@@ -97,12 +97,19 @@ var liftText = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\bctxguard(\.exe)?['"]?\s+['"]?lift\b`)
 })
 
+// LiftList and LiftClear name the flags of `ctxguard lift` that grant nothing: they list the
+// lifts, or take them away. The command defines its flags by these names.
+const (
+	LiftList  = "list"
+	LiftClear = "clear"
+)
+
 // liftCall reports whether c grants a lift: `ctxguard lift …` (not --list, --clear or --help,
 // which only read or take lifts away), or a word of any call that holds such a command line.
 func liftCall(c *Call) bool {
 	grants := func(args []string) bool {
 		for _, a := range args {
-			if a == "--list" || a == "--clear" || strings.HasPrefix(a, "--clear=") || a == "-h" || a == "--help" {
+			if a == "--"+LiftList || a == "--"+LiftClear || strings.HasPrefix(a, "--"+LiftClear+"=") || a == "-h" || a == "--help" {
 				return false
 			}
 		}
@@ -263,13 +270,7 @@ func describeCall(c *Call) string {
 // time (a variable, a glob, a directory ctxguard lost track of) is not resolved.
 func (e *engine) absolute(c *Call, w Word) (string, bool) {
 	v := w.Value
-	dir := ""
-	if !c.DirUnknown && e.in.Cwd != "" {
-		dir = e.in.Cwd
-		if c.Dir != "" {
-			dir, _ = e.place(dir, c.Dir)
-		}
-	}
+	dir := e.dir(nil, c, argv{})
 	// PowerShell expands a leading ~ in a path argument too.
 	if !w.Literal || e.in.Shell == ShellPowerShell && (v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, `~\`)) {
 		// The shell expands a leading ~ to the home directory; nothing else is static.

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/builtin"
-	policyfile "github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -31,10 +30,7 @@ func (f fakeSelf) Match(p string, tree bool, into []string) (rules.Protection, b
 func (f fakeSelf) Mentions(text string) bool { return strings.Contains(text, "ctxguard") }
 
 func TestProtect(t *testing.T) {
-	ws, err := policyfile.ParseWriters(builtin.Protect(), "protect.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := catalog.Writers()
 	self := fakeSelf{
 		"/repo/.ctxguard.yaml":                     "self.policy-write",
 		"/home/u/.config/ctxguard/policy.yaml":     "self.policy-write",
@@ -55,6 +51,7 @@ func TestProtect(t *testing.T) {
 		{"echo x 2>&1", "", ""},
 		{"cd sub && echo x > ../.ctxguard.yaml", "", "self.policy-write"},
 		{"cd /tmp && echo x > .ctxguard.yaml", "", ""},
+		{"cd ~/.config/ctxguard && rm policy.yaml", "", "self.policy-write"},
 		{"sudo tee ~/.config/ctxguard/policy.yaml", "", "self.policy-write"},
 		{"tee -a out.txt /repo/.ctxguard.yaml", "", "self.policy-write"},
 		{"sed -i 's/a/b/' .ctxguard.yaml", "", "self.policy-write"},
@@ -89,16 +86,13 @@ func TestProtect(t *testing.T) {
 		{"Get-Content .ctxguard.yaml", "powershell", ""},
 	}
 	for _, tt := range tests {
-		parse, quote := shell.Parse, shell.Quote
-		if tt.shell == "powershell" {
-			parse, quote = shell.ParsePowerShell, shell.QuotePowerShell
-		}
-		calls, err := parse(tt.line)
+		lang := shell.For(tt.shell)
+		calls, err := lang.Parse(tt.line)
 		if err != nil {
 			t.Fatalf("parse %q: %v", tt.line, err)
 		}
 		res := rules.Evaluate(rules.Input{System: unix,
-			Calls: calls, Policy: policy2(), State: fakeState{}, Quote: quote, Cwd: "/repo", Home: "/home/u",
+			Calls: calls, Policy: policy2(), State: fakeState{}, Quote: lang.Quote, Cwd: "/repo", Home: "/home/u",
 			Self: self, Writers: ws, Shell: tt.shell,
 		})
 		got := ""

@@ -441,14 +441,14 @@ func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
 func (c *checker) gjsonPath(path, p string) { c.gjsonPathWith(path, p, "") }
 
 func (c *checker) gjsonPathWith(path, p, extra string) {
-	names, err := refs(p)
+	refs, err := PathRefs(p)
 	if err != nil {
 		c.add(path, "malformed ${…} in %q", p)
 		return
 	}
-	for _, n := range names {
-		if n != extra && !slices.Contains(c.lets, n) {
-			c.add(path, "${%s} in %q names no earlier let", n, p)
+	for _, r := range refs {
+		if r.Name != extra && !slices.Contains(c.lets, r.Name) {
+			c.add(path, "${%s} in %q names no earlier let", r.Name, p)
 		}
 	}
 }

@@ -48,5 +48,6 @@ type Expect struct {
 	Reason   string `yaml:"reason"`
 }
 
-// Decisions are the words Expect.Decision takes.
+// Decisions are the words Expect.Decision takes: the engine's verdicts, from the least strict
+// (rules.Verdict's names, in its order).
 var Decisions = []string{"allow", "rewrite", "ask", "deny"}

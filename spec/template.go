@@ -127,27 +127,56 @@ func validPercentVar(name string) bool {
 	return true
 }
 
-// refs lists the ${name} references of a gjson path template, or an error for a malformed one.
-// Path templates have no defaults: a reference names a Let value or, in a switch lookup, the
-// target.
-func refs(path string) ([]string, error) {
-	var names []string
+// PathRef is a ${name} reference in a gjson path template: path[Start:End] is the reference.
+// Quoted is set for one inside a quoted query value (#(Name=="${target}")), which is substituted
+// as a JSON string's content rather than as a path component.
+type PathRef struct {
+	Name       string
+	Start, End int
+	Quoted     bool
+}
+
+// PathRefs lists the ${name} references of a gjson path template, in order, or an error for a
+// malformed one. A backslash escapes the byte after it, as in gjson. Path templates have no
+// defaults: a reference names a Let value or, in a switch lookup, the target. The state reader
+// substitutes by this list, and the provider check reads it.
+func PathRefs(path string) ([]PathRef, error) {
+	var out []PathRef
+	quoted := false
 	for i := 0; i < len(path); i++ {
-		if path[i] != '$' || i+1 >= len(path) || path[i+1] != '{' {
-			continue
+		switch c := path[i]; {
+		case c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == '$' && i+1 < len(path) && path[i+1] == '{':
+			end := strings.IndexByte(path[i+2:], '}')
+			if end < 0 {
+				return nil, errTemplate
+			}
+			name := path[i+2 : i+2+end]
+			if !validVar(name) {
+				return nil, errTemplate
+			}
+			out = append(out, PathRef{Name: name, Start: i, End: i + 3 + end, Quoted: quoted})
+			i += 2 + end
 		}
-		end := strings.IndexByte(path[i+2:], '}')
-		if end < 0 {
-			return nil, errTemplate
-		}
-		name := path[i+2 : i+2+end]
-		if !validVar(name) {
-			return nil, errTemplate
-		}
-		names = append(names, name)
-		i += 2 + end
 	}
-	return names, nil
+	return out, nil
+}
+
+// Names lists the variables a path template refers to as ${name} or %name%, those in its
+// defaults included, or an error for a malformed template.
+func Names(t string) ([]string, error) {
+	var names []string
+	record := func(n string) (string, bool) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+		return "", false // unset, so that every default is expanded and its names seen too
+	}
+	_, _, err := Expand(t, record, "", true)
+	return names, err
 }
 
 // Templates returns the step's path templates for every system: File, Windows and Darwin.
@@ -168,12 +197,7 @@ func (st *Step) Mentions(name string) bool {
 	}
 	percent := "%" + strings.ToLower(name) + "%"
 	for _, t := range append(st.Templates(), st.Default) {
-		found := false
-		record := func(n string) (string, bool) {
-			found = found || n == name
-			return "", false // unset, so that every default is expanded and its names seen too
-		}
-		if _, _, err := Expand(t, record, "", true); err == nil && found {
+		if names, err := Names(t); err == nil && slices.Contains(names, name) {
 			return true
 		}
 		if strings.Contains(strings.ToLower(t), percent) {

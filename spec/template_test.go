@@ -1,6 +1,9 @@
 package spec
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func vars(m map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
@@ -59,5 +62,24 @@ func TestExpand(t *testing.T) {
 	}
 	if _, ok, _ := Expand("~/.azure", env, "", false); ok {
 		t.Errorf("Expand(~) without a home directory is ok")
+	}
+}
+
+func TestPathRefs(t *testing.T) {
+	refs, err := PathRefs(`a.${x}.#(Name=="${target}").\${not}.b\"${y}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PathRef{{"x", 2, 6, false}, {"target", 16, 25, true}, {"y", 39, 43, false}}
+	if !slices.Equal(refs, want) {
+		t.Errorf("PathRefs = %+v, want %+v", refs, want)
+	}
+	for _, bad := range []string{"a.${x", "a.${1x}", "a.${}"} {
+		if _, err := PathRefs(bad); err == nil {
+			t.Errorf("PathRefs(%q) is not an error", bad)
+		}
+	}
+	if names, err := Names("${A:-${B:-~/x}}/%LOCALAPPDATA%/${A}"); err != nil || !slices.Equal(names, []string{"A", "B", "LOCALAPPDATA"}) {
+		t.Errorf("Names = %q, %v", names, err)
 	}
 }

@@ -45,6 +45,24 @@ type Entry struct {
 	Version    string   `json:"version"`     // of ctxguard
 }
 
+// NewEntry is a new line for a decision on req at now, with a new id and the request's fields;
+// the caller fills in the decision. [Entry.Request] reads them back.
+func NewEntry(req rules.Request, now time.Time) *Entry {
+	return &Entry{
+		Time: now, ID: NewID(), Harness: req.Harness, Session: req.Session, Agent: req.Agent, Cwd: req.Cwd,
+		Tool: req.Tool, Shell: req.Shell, Mode: req.Mode, Command: req.Command, Paths: req.Paths,
+	}
+}
+
+// Request is the request the line was decided for, as far as the line keeps it, so that
+// `ctxguard explain --id` can decide it again.
+func (e *Entry) Request() rules.Request {
+	return rules.Request{
+		Harness: e.Harness, Session: e.Session, Agent: e.Agent, Cwd: e.Cwd,
+		Tool: e.Tool, Shell: e.Shell, Mode: e.Mode, Command: e.Command, Paths: e.Paths,
+	}
+}
+
 // NewID returns a short random id: 12 characters of base32, 60 bits, so that ids do not repeat
 // in any one trail (a 10 MiB file holds some 20,000 lines).
 func NewID() string {

@@ -68,16 +68,20 @@ func (l Log) open() (*os.File, error) {
 	return f, nil
 }
 
+// Limit is the size at which the trail is rotated: MaxSize, or DefaultMaxSize when it is not set.
+func (l Log) Limit() int64 {
+	if l.MaxSize <= 0 {
+		return DefaultMaxSize
+	}
+	return l.MaxSize
+}
+
 // rotate returns the file to write a line of n bytes to: f, or a new file when f was full. A
 // hook that still writes to the old file after another has renamed it adds its line there,
 // which is kept.
 func (l Log) rotate(f *os.File, n int64) (*os.File, error) {
-	max := l.MaxSize
-	if max <= 0 {
-		max = DefaultMaxSize
-	}
 	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 || fi.Size()+n <= max || !fi.Mode().IsRegular() {
+	if err != nil || fi.Size() == 0 || fi.Size()+n <= l.Limit() || !fi.Mode().IsRegular() {
 		return f, nil // an empty file takes the line, however long; a device is never rotated
 	}
 	release, err := lock.Acquire(l.Path+".lock", rotateWait)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/shell"
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // Redacted replaces every secret in a logged text.
@@ -54,29 +53,46 @@ var anyFlags = []string{
 	"--secret", "--client-secret", "--token", "--access-token", "--auth-token", "--refresh-token",
 	"--api-key", "--apikey", "--account-key", "--sas-token", "--secret-key", "--secret-access-key",
 	"-password", "-token", "-apikey", "-secret", "-clientsecret", "-accesstoken",
+	"-storepass", "-keypass", "-passin", "-passout",
 }
 
-// secretName matches the names of environment variables that hold secrets (GH_TOKEN,
-// AWS_SECRET_ACCESS_KEY, PGPASSWORD, ARM_CLIENT_SECRET, …). Compiled on first use: every hook
-// run would pay for it at start-up, audited or not.
-var secretName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)`)
-})
+// anyFlagNames is anyFlags as an alternation of their names without dashes, longest first, for
+// the pattern of a secret flag in a line the shell reader cannot read.
+func anyFlagNames() string {
+	var names []string
+	for _, f := range anyFlags {
+		if n := regexp.QuoteMeta(strings.TrimLeft(f, "-")); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) })
+	return strings.Join(names, "|")
+}
+
+// secretWords are the words in the names of environment variables that hold secrets (GH_TOKEN,
+// AWS_SECRET_ACCESS_KEY, PGPASSWORD, ARM_CLIENT_SECRET, …), as a regular expression.
+const secretWords = `PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL`
+
+// secretName matches the name of a variable that holds a secret. Compiled on first use: every
+// hook run would pay for it at start-up, audited or not.
+var secretName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(` + secretWords + `)`) })
 
 // pattern is a shape of secret found in any text. Hints are lowercase substrings one of which
 // the text must contain for the pattern to be tried at all, so that the usual command, which
 // has none, costs a few substring searches and compiles no expression.
 type pattern struct {
 	hints []string
-	expr  string
 	repl  string
 	re    func() *regexp.Regexp
 }
 
 func newPattern(hints []string, expr, repl string) *pattern {
-	p := &pattern{hints: hints, expr: expr, repl: repl}
-	p.re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-	return p
+	return lazyPattern(hints, func() string { return expr }, repl)
+}
+
+// lazyPattern is a pattern whose expression is built on first use too.
+func lazyPattern(hints []string, expr func() string, repl string) *pattern {
+	return &pattern{hints: hints, repl: repl, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr()) })}
 }
 
 // value matches a shell word's text after a flag or "=": quoted (also cut short), or bare;
@@ -122,12 +138,12 @@ var patterns = []*pattern{
 	// Environment variables named for a secret: GH_TOKEN=…, export AWS_SECRET_ACCESS_KEY=…,
 	// $env:ARM_CLIENT_SECRET = '…'.
 	newPattern([]string{"password", "passwd", "secret", "token", "key", "credential"},
-		`(?i)\b([A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)[A-Z0-9_]*)(\s*=\s*)`+value,
+		`(?i)\b([A-Z0-9_]*(?:`+secretWords+`)[A-Z0-9_]*)(\s*=\s*)`+value,
 		"${1}${2}"+quoted),
 	// Secret flags written out, for lines the shell reader cannot read (cut short, or nested in
 	// quotes it does not follow): --password X, --password=X, -Token X.
-	newPattern([]string{"pass", "secret", "token", "key"},
-		`(?i)(^|[\s'"(])(--?(?:password|passwd|pass|http-password|ftp-password|proxy-password|secret|client-?secret|token|access-?token|auth-token|refresh-token|api-?key|account-key|sas-token|secret-key|secret-access-key|storepass|keypass|passin|passout))(\s+|=)`+value,
+	lazyPattern([]string{"pass", "secret", "token", "key"},
+		func() string { return `(?i)(^|[\s'"(])(--?(?:` + anyFlagNames() + `))(\s+|=)` + value },
 		"${1}${2}${3}"+quoted),
 }
 
@@ -192,13 +208,7 @@ func (r *Redactor) values(line, sh string, found []pair) []pair {
 	if !r.mayHold(line) {
 		return found
 	}
-	var calls []rules.Call
-	var err error
-	if sh == rules.ShellPowerShell {
-		calls, err = shell.ParsePowerShell(line)
-	} else {
-		calls, err = shell.Parse(line)
-	}
+	calls, err := shell.For(sh).Parse(line)
 	if err != nil {
 		return found // the shapes in Text still apply
 	}

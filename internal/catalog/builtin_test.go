@@ -15,17 +15,17 @@ import (
 var core = []string{"az", "gcloud", "gh", "kubectl", "pac", "terraform"}
 
 func TestProvidersParse(t *testing.T) {
-	files, err := fs.Glob(builtin.FS(), "providers/*.yaml")
+	files, err := fs.Glob(builtin.Providers(), "*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, f := range files {
-		data, err := fs.ReadFile(builtin.FS(), f)
+		data, err := fs.ReadFile(builtin.Providers(), f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := catalog.Parse(data, "builtin:"+f)
+		s, err := catalog.Parse(data, "builtin:providers/"+f)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue

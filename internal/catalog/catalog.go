@@ -21,11 +21,15 @@ type Catalog struct {
 	byWord map[string][]*spec.Spec
 }
 
+// builtinSource names the built-in providers' folder in their specs' Source
+// ("builtin:providers/az.yaml").
+const builtinSource = "builtin:providers"
+
 // New returns a Catalog of the built-in providers.
 func New() *Catalog {
 	c := &Catalog{byName: map[string]*spec.Spec{}, byWord: map[string][]*spec.Spec{}}
 	if err := c.AddSpecs(Builtin()); err != nil {
-		// The built-in names are distinct: TestGenerate loads them with Load, which checks.
+		// The built-in names are distinct: TestLoad checks.
 		panic(err)
 	}
 	return c
@@ -54,9 +58,8 @@ func Open(env paths.Env) (*Catalog, error) {
 	return c, nil
 }
 
-// Add parses every *.yaml file at the root of fsys, named like [Load] names them. A provider
-// name already in the catalog is an error: a later folder cannot silently replace a provider,
-// built-in or not.
+// Add parses every *.yaml file at the root of fsys, named like [Load] names them, and adds
+// them ([Catalog.AddSpecs]).
 func (c *Catalog) Add(fsys fs.FS, source string) error {
 	specs, err := Load(fsys, source)
 	if err != nil {
@@ -65,11 +68,13 @@ func (c *Catalog) Add(fsys fs.FS, source string) error {
 	return c.AddSpecs(specs)
 }
 
-// AddSpecs adds specs that are already parsed.
+// AddSpecs adds specs that are already parsed. A provider name already in the catalog is a
+// [*NameError]: a file cannot silently replace a provider, built-in or not, and which of two
+// files won would depend on their names.
 func (c *Catalog) AddSpecs(specs []*spec.Spec) error {
 	for _, s := range specs {
 		if prev, ok := c.byName[s.Name]; ok {
-			return fmt.Errorf("load provider %s: name %q is already defined in %s", s.Source, s.Name, prev.Source)
+			return &NameError{Name: s.Name, Source: s.Source, Prev: prev.Source}
 		}
 		c.byName[s.Name] = s
 		c.specs = append(c.specs, s)
@@ -78,6 +83,23 @@ func (c *Catalog) AddSpecs(specs []*spec.Spec) error {
 		}
 	}
 	return nil
+}
+
+// NameError is a provider file that defines a name the catalog already has.
+type NameError struct {
+	Name   string
+	Source string // the file
+	Prev   string // where the name is defined already
+}
+
+func (e *NameError) Error() string { return "load provider " + e.Source + ": " + e.Problem() }
+
+// Problem says what is wrong and what to do, for a message that names the file itself.
+func (e *NameError) Problem() string {
+	if strings.HasPrefix(e.Prev, builtinSource+"/") {
+		return fmt.Sprintf("provider %q is built in; a file may add a CLI, not replace one: pick another name", e.Name)
+	}
+	return fmt.Sprintf("provider %q is also defined in %s: rename one, or remove it", e.Name, e.Prev)
 }
 
 // words are the command words that make a line need a spec: its own commands and the first word

@@ -54,8 +54,20 @@ func TestCatalogDuplicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := c.Add(fstest.MapFS{"b.yaml": {Data: []byte("name: a\ncommands: [y]\ncontext: {read: [{env: X}]}\n")}}, "two")
-	if err == nil || !strings.Contains(err.Error(), `two/b.yaml: name "a" is already defined in one/a.yaml`) {
+	if err == nil || !strings.Contains(err.Error(), `two/b.yaml: provider "a" is also defined in one/a.yaml`) {
 		t.Fatalf("Add = %v", err)
+	}
+	// Two files of one folder, and a file that reuses a built-in name.
+	err = catalog.New().Add(fstest.MapFS{
+		"a.yaml": {Data: []byte("name: a\ncommands: [x]\ncontext: {read: [{env: X}]}\n")},
+		"b.yaml": {Data: []byte("name: a\ncommands: [y]\ncontext: {read: [{env: X}]}\n")},
+	}, "dir")
+	if err == nil || !strings.Contains(err.Error(), `dir/b.yaml: provider "a" is also defined in dir/a.yaml`) {
+		t.Errorf("Add of one folder = %v", err)
+	}
+	err = catalog.New().Add(fstest.MapFS{"az.yaml": {Data: []byte("name: az\ncommands: [az]\ncontext: {read: [{env: X}]}\n")}}, "dir")
+	if err == nil || !strings.Contains(err.Error(), `dir/az.yaml: provider "az" is built in`) {
+		t.Errorf("Add of a built-in name = %v", err)
 	}
 }
 

@@ -42,8 +42,8 @@ func Decode(data []byte, source string) (*spec.Spec, *codec.Positions, error) {
 }
 
 // Load parses every *.yaml file at the root of fsys, in name order. Each spec's Source is source
-// joined with the file name ("builtin:providers" gives "builtin:providers/az.yaml"). Two files
-// that define the same provider name are an error: which one won would depend on file names.
+// joined with the file name ("builtin:providers" gives "builtin:providers/az.yaml"). The names
+// are checked as the specs go into a Catalog ([Catalog.AddSpecs]).
 func Load(fsys fs.FS, source string) ([]*spec.Spec, error) {
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
@@ -51,7 +51,6 @@ func Load(fsys fs.FS, source string) ([]*spec.Spec, error) {
 	}
 	slices.Sort(names)
 	specs := make([]*spec.Spec, 0, len(names))
-	byName := make(map[string]string, len(names))
 	for _, name := range names {
 		src := path.Join(source, name)
 		data, err := fs.ReadFile(fsys, name)
@@ -62,10 +61,6 @@ func Load(fsys fs.FS, source string) ([]*spec.Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if prev, ok := byName[s.Name]; ok {
-			return nil, fmt.Errorf("load provider %s: name %q is already defined in %s", src, s.Name, prev)
-		}
-		byName[s.Name] = src
 		specs = append(specs, s)
 	}
 	return specs, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/spf13/pflag"
 )
@@ -46,7 +47,7 @@ var commands = []*command{
 	},
 	{
 		name:    "install",
-		summary: "wire ctxguard into a harness's hooks (claude, copilot, gemini, cursor, codex, windsurf, …)",
+		summary: "wire ctxguard into a harness's hooks (" + strings.Join(harness.Names()[:6], ", ") + ", …)",
 		run:     func(c *runner, args []string) error { return c.wire("install", args) },
 	},
 	{

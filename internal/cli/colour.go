@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // colour paints text for a person: only when stdout is a terminal, and never when NO_COLOR is set
@@ -13,16 +14,14 @@ func (c *runner) colour() colour {
 	if v, ok := c.env.Lookup("NO_COLOR"); ok && v != "" {
 		return false
 	}
-	return terminal(c.stdout)
+	return colour(terminal(c.stdout))
 }
 
-func terminal(w io.Writer) colour {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+// terminal reports whether a stream is a terminal. A character device is not enough: /dev/null
+// is one.
+func terminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func (p colour) paint(code, s string) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/policy"
 )
 
 func runDemo(c *runner, args []string) error {
@@ -26,7 +27,7 @@ func runDemo(c *runner, args []string) error {
 		return err
 	}
 	repo := filepath.Join(dir, "repo")
-	if err := os.Rename(filepath.Join(repo, "ctxguard.yaml"), filepath.Join(repo, ".ctxguard.yaml")); err != nil {
+	if err := os.Rename(filepath.Join(repo, "ctxguard.yaml"), filepath.Join(repo, policy.ProjectFile)); err != nil {
 		return err
 	}
 	home := filepath.Join(dir, "home")

@@ -121,7 +121,7 @@ func count(n int, noun string) string {
 // policies lists the policy files per layer, and parses each one found on its own so that the
 // one that fails names itself. It returns the merged policy when every file loads (nil when one
 // does not, or none applies), and whether any policy applies here.
-func (d *doctor) policies(wd string, cat *catalog.Catalog) (*rules.Policy, bool) {
+func (d *doctor) policies(wd string, cat *catalog.Catalog) (*policy.Policy, bool) {
 	d.section("policy")
 	var names []string
 	if cat != nil {
@@ -150,7 +150,7 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) (*rules.Policy, bool)
 			broken = true
 			continue
 		}
-		var p *rules.Policy
+		var p *policy.Policy
 		if err == nil {
 			p, err = policy.Parse(data, l.File, l.Name, names)
 		}
@@ -221,7 +221,7 @@ func messages(err error) []string {
 // providers shows each provider's active context here, where it came from in words, and what
 // the policy says of it: allowed, forbidden (with the command that switches to an allowed one),
 // or unchecked.
-func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error, pol *rules.Policy, applies bool) {
+func (d *doctor) providers(wd string, cat *catalog.Catalog, catErr error, pol *policy.Policy, applies bool) {
 	d.section("providers (the context a command run here would use)")
 	if catErr != nil {
 		if applies {
@@ -412,8 +412,7 @@ func (d *doctor) harnesses(wd, self string) []installed {
 				d.ok("%-8s %s runs %s", s.Harness, d.c.home(in.file), describe(in.hook, d.c.env.OS))
 				continue
 			}
-			at := in.hook.Pos()
-			d.ok("%-8s %s:%d:%d runs %s", s.Harness, d.c.home(in.file), at.Line, at.Col, describe(in.hook, d.c.env.OS))
+			d.ok("%-8s %s runs %s", s.Harness, in.hook.Pos().In(d.c.home(in.file)), describe(in.hook, d.c.env.OS))
 		}
 		if len(here) > 0 && len(plugins) > 0 {
 			d.warn(fmt.Sprintf("%s runs ctxguard twice for every command: from the plugin and from %s", s.Title, d.c.home(here[0].file)),
@@ -440,8 +439,7 @@ func (d *doctor) matchers(s *harness.Setup, found []installed) {
 		if len(tools) == 0 {
 			continue
 		}
-		at := in.hook.Pos()
-		d.warn(fmt.Sprintf("%-8s %s:%d:%d: the matcher %q leaves out %s: %s", s.Harness, d.c.home(in.file), at.Line, at.Col,
+		d.warn(fmt.Sprintf("%-8s %s: the matcher %q leaves out %s: %s", s.Harness, in.hook.Pos().In(d.c.home(in.file)),
 			in.hook.Matcher, strings.Join(tools, ", "), strings.Join(effects, "; ")), "ctxguard install "+s.Harness+" (it replaces its entry)")
 	}
 }
@@ -474,8 +472,7 @@ func (d *doctor) client(s *harness.Setup, found []installed) {
 			argv, line := in.hook.Command(d.c.env.OS)
 			note, ok = s.Client.Check(version, argv, line, d.c.env.OS)
 		}
-		at := in.hook.Pos()
-		msg := fmt.Sprintf("%-8s %s %s (%s) runs %s:%d:%d", s.Harness, s.Title, version, prog, d.c.home(in.file), at.Line, at.Col)
+		msg := fmt.Sprintf("%-8s %s %s (%s) runs %s", s.Harness, s.Title, version, prog, in.hook.Pos().In(d.c.home(in.file)))
 		if !ok {
 			d.fail(msg+": "+note, "upgrade "+s.Title)
 			continue
@@ -537,8 +534,7 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 				continue
 			}
 			hooks, _ := hookfile.Find(s.Plugin.Hooks, "plugin", hookfile.Layout{Nested: s.Nested, Events: s.Events})
-			at := p.Pos()
-			d.ok("%-8s %s:%d:%d enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, d.c.home(f), at.Line, at.Col, p.Key)
+			d.ok("%-8s %s enables the plugin %s, which runs ctxguard hook from PATH", s.Harness, p.Pos().In(d.c.home(f)), p.Key)
 			for _, h := range hooks {
 				out = append(out, installed{setup: s, file: f, hook: h, plugin: true})
 			}

@@ -29,14 +29,10 @@ func (d *doctor) auditTrail() {
 		d.info("off (audit: true in a policy turns it on; it would go to %s)", d.c.home(l.Path))
 		return
 	}
-	max := l.MaxSize
-	if max == 0 {
-		max = audit.DefaultMaxSize
-	}
 	fi, statErr := os.Stat(l.Path)
 	switch {
 	case statErr == nil:
-		d.ok("on (%s), %s: %s of %s, last written %s", d.c.home(a.Src.String()), d.c.home(l.Path), size(fi.Size()), size(max), fi.ModTime().Format(time.RFC3339))
+		d.ok("on (%s), %s: %s of %s, last written %s", d.c.home(a.Src.String()), d.c.home(l.Path), size(fi.Size()), size(l.Limit()), fi.ModTime().Format(time.RFC3339))
 	case errors.Is(statErr, fs.ErrNotExist):
 		d.ok("on (%s), %s: no decision recorded yet", d.c.home(a.Src.String()), d.c.home(l.Path))
 	default:

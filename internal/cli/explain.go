@@ -120,7 +120,7 @@ func (c *runner) explainLogged(id string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	req := rules.Request{Harness: e.Harness, Tool: e.Tool, Shell: e.Shell, Command: e.Command, Cwd: e.Cwd, Session: e.Session, Mode: e.Mode, Agent: e.Agent, Paths: e.Paths}
+	req := e.Request()
 	req.Unattended, req.Subagent = harness.Unattended(e.Harness, e.Mode, e.Tool), harness.Subagent(e.Harness, e.Agent)
 	o := guard.Decide(req, c.env)
 	now := audit.Entry{Shell: e.Shell}

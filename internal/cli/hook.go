@@ -140,7 +140,7 @@ func (c *runner) hook(args []string) int {
 	default:
 		c.record(req.Request, o, took)
 	}
-	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason, RewriteAs: o.RewriteMode}
+	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason, ConfirmRewrite: o.RewriteMode == rules.SettingAsk}
 	if o.Rewritten {
 		a.Command = o.Command
 	}

@@ -39,8 +39,14 @@ func (c *runner) wire(verb string, args []string) error {
 		if !ok {
 			return usageError{unknown("harness", name, harness.Names())}
 		}
-		if rewrite && s.Harness != "cursor" {
-			return usageError{"--rewrite is for cursor, whose preToolUse hook can rewrite; the other harnesses' hooks rewrite already"}
+		if rewrite && !s.RewriteHook {
+			var some []string
+			for _, s := range harness.Setups() {
+				if s.RewriteHook {
+					some = append(some, s.Harness)
+				}
+			}
+			return usageError{fmt.Sprintf("--rewrite is for %s, where it adds the hook that can rewrite; %s has no such second hook", strings.Join(some, ", "), s.Harness)}
 		}
 		setups = append(setups, s)
 	}

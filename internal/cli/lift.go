@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/internal/policy"
@@ -24,8 +22,8 @@ func runLift(c *runner, args []string) error {
 	dur := fl.Duration("for", defaultFor, "")
 	session := fl.String("session", "", "")
 	reason := fl.String("reason", "", "")
-	list := fl.Bool("list", false, "")
-	clear := fl.Bool("clear", false, "")
+	list := fl.Bool(rules.LiftList, false, "")
+	clear := fl.Bool(rules.LiftClear, false, "")
 	if err := parse(fl, args); err != nil {
 		return err
 	}
@@ -47,7 +45,7 @@ func runLift(c *runner, args []string) error {
 	}
 	// The hook denies `ctxguard lift` in an agent's line; this is the second lock: an agent's
 	// shell has no terminal. A person lifts a rule in their own.
-	if !interactive(c.stdin) || !interactive(c.stdout) {
+	if !terminal(c.stdin) || !terminal(c.stdout) {
 		return exitError{code: exitFailure, msg: "a lift is a human's decision, so ctxguard lift runs only in an interactive terminal (stdin and stdout a terminal); run it in your own"}
 	}
 	if *dur <= 0 || *dur > lift.MaxFor {
@@ -88,7 +86,7 @@ func (c *runner) liftable(rule string) error {
 	if lift.Locked(rule, pol.Locked) {
 		return fmt.Errorf("%s is set by the managed policy (%s), and no lift lifts a managed rule", rule, c.env.ManagedPolicy())
 	}
-	if rule == lift.Destructive {
+	if rule == rules.RuleDestructive {
 		return nil
 	}
 	var ids []string
@@ -165,13 +163,6 @@ func short(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-// interactive reports whether a stream is an interactive terminal (a character device is not
-// enough: /dev/null is one).
-func interactive(stream any) bool {
-	f, ok := stream.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // who names the person granting a lift, user@host.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 func runLog(c *runner, args []string) error {
@@ -32,8 +32,8 @@ func runLog(c *runner, args []string) error {
 	}
 	f := audit.Filter{Session: *session}
 	for _, d := range *decisions {
-		if !slices.Contains([]string{"allow", "rewrite", "ask", "deny"}, d) {
-			return usageError{fmt.Sprintf("--decision %q is not one of allow, rewrite, ask, deny", d)}
+		if _, ok := rules.ParseVerdict(d); !ok {
+			return usageError{fmt.Sprintf("--decision %q is not one of %s", d, strings.Join(spec.Decisions, ", "))}
 		}
 		f.Decisions = append(f.Decisions, d)
 	}
@@ -139,13 +139,13 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // trail is the audit trail to read: file when given, else the one the policy here names (the
 // state home's audit.jsonl when it names none), with what the policy says about it. A policy
 // that does not load still names the trail of the layers before it.
-func (c *runner) trail(file string) (audit.Log, rules.AuditTrail, error) {
+func (c *runner) trail(file string) (audit.Log, audit.Trail, error) {
 	if file != "" {
-		return audit.Log{Path: file}, rules.AuditTrail{On: true}, nil
+		return audit.Log{Path: file}, audit.Trail{On: true}, nil
 	}
 	wd, err := c.getwd()
 	if err != nil {
-		return audit.Log{}, rules.AuditTrail{}, err
+		return audit.Log{}, audit.Trail{}, err
 	}
 	a := c.auditAt(wd)
 	l, err := audit.For(a, c.env)
@@ -153,11 +153,11 @@ func (c *runner) trail(file string) (audit.Log, rules.AuditTrail, error) {
 }
 
 // auditAt is what the policy for dir says about the audit trail.
-func (c *runner) auditAt(dir string) rules.AuditTrail {
+func (c *runner) auditAt(dir string) audit.Trail {
 	if cat, err := catalog.Open(c.env); err == nil {
 		if pol, _ := policy.Load(policy.Options{Cwd: dir, Env: c.env, Providers: cat.Names()}); pol != nil {
 			return pol.Audit
 		}
 	}
-	return rules.AuditTrail{}
+	return audit.Trail{}
 }

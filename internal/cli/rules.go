@@ -69,7 +69,7 @@ func runRules(c *runner, args []string) error {
 }
 
 // capLine says what the policy does with the destructive entries.
-func capLine(pol *rules.Policy) string {
+func capLine(pol *policy.Policy) string {
 	from := " (not set: ask)"
 	if pol.DestructiveSrc.File != "" {
 		from = " (" + pol.DestructiveSrc.String() + ")"
@@ -85,7 +85,7 @@ func capLine(pol *rules.Policy) string {
 
 // writeUserRules lists the policy's own rules; with providers named, those whose command is one
 // of theirs.
-func writeUserRules(b *strings.Builder, pol *rules.Policy, names []string, cat *catalog.Catalog, only bool) {
+func writeUserRules(b *strings.Builder, pol *policy.Policy, names []string, cat *catalog.Catalog, only bool) {
 	var words []string
 	for _, n := range names {
 		words = append(words, cat.Spec(n).Commands...)

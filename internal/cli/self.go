@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/shell"
 )
 
@@ -53,16 +54,12 @@ func sameFile(a, b string) bool {
 // holds .git (a folder, or a file in a worktree or submodule), else dir itself. Project-scope
 // hooks and the starter policy go there.
 func projectRoot(dir string) string {
-	for d := dir; ; {
+	for d := range paths.Up(dir) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
 	}
+	return dir
 }
 
 // writeFile replaces path with data, through a temporary file in the same folder and a rename,

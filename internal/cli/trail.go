@@ -18,12 +18,9 @@ func (c *runner) record(req rules.Request, o guard.Outcome, took time.Duration) 
 		return
 	}
 	now := time.Now()
-	e := &audit.Entry{
-		Time: now, ID: audit.NewID(), Harness: req.Harness, Session: req.Session, Agent: req.Agent, Cwd: req.Cwd,
-		Tool: req.Tool, Shell: req.Shell, Mode: req.Mode, Command: req.Command, Paths: req.Paths,
-		Decision: o.Verdict.String(), Rule: o.Rule, Reason: o.Reason, Policies: o.Policies, Lifts: o.Lifts, Notes: o.Notes,
-		DurationUS: took.Microseconds(), Version: version(),
-	}
+	e := audit.NewEntry(req, now)
+	e.Decision, e.Rule, e.Reason, e.Policies, e.Lifts, e.Notes = o.Verdict.String(), o.Rule, o.Reason, o.Policies, o.Lifts, o.Notes
+	e.DurationUS, e.Version = took.Microseconds(), version()
 	if o.Rewritten {
 		e.Rewrite = o.Command
 	}

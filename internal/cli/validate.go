@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +17,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
 )
 
 // topCommands finds a top-level commands: key, the mark of a provider file.
@@ -75,22 +75,16 @@ func runValidate(c *runner, args []string) error {
 	// The providers a policy may name: the built-in ones, the user's providers folder as a hook
 	// run loads it, and the provider files given. A file is checked where it is given, so that
 	// each problem is printed once.
-	builtins := catalog.New().Names()
-	known := slices.Clone(builtins)
-	named := map[string]string{}
+	cat := catalog.New()
 	check := func(file string, data []byte) []string {
-		spec, pos, err := catalog.Decode(data, file)
+		s, pos, err := catalog.Decode(data, file)
 		if err != nil {
 			return sorted(err)
 		}
-		switch prev, dup := named[spec.Name]; {
-		case slices.Contains(builtins, spec.Name):
-			return []string{pos.Errorf("name", "provider %q is built in; a file may add a CLI, not replace one: pick another name", spec.Name).Error()}
-		case dup:
-			return []string{pos.Errorf("name", "provider %q is also defined in %s: rename one, or remove it", spec.Name, prev).Error()}
+		var clash *catalog.NameError
+		if err := cat.AddSpecs([]*spec.Spec{s}); errors.As(err, &clash) {
+			return []string{pos.Errorf("name", "%s", clash.Problem()).Error()}
 		}
-		named[spec.Name] = file
-		known = append(known, spec.Name)
 		return nil
 	}
 	given := map[string]bool{}
@@ -123,7 +117,7 @@ func runValidate(c *runner, args []string) error {
 		if s.kind != "policy" {
 			continue
 		}
-		p, err := policy.Parse(s.data, s.file, c.layerOf(s.file), known)
+		p, err := policy.Parse(s.data, s.file, c.layerOf(s.file), cat.Names())
 		if err != nil {
 			findings[s.index] = sorted(err)
 			continue
@@ -171,21 +165,8 @@ func runValidate(c *runner, args []string) error {
 	return nil
 }
 
-// layerOf is the layer a policy file is read as: the user's or the managed policy when it is
-// that file, else a project's (what a project may not set, such as where the audit trail goes,
-// is then an error).
-func (c *runner) layerOf(file string) string {
-	fi, err := os.Stat(file)
-	if err != nil {
-		return policy.Project
-	}
-	for _, l := range []struct{ name, file string }{{policy.Managed, c.env.ManagedPolicy()}, {policy.User, c.env.UserPolicy()}} {
-		if other, err := os.Stat(l.file); l.file != "" && err == nil && os.SameFile(fi, other) {
-			return l.name
-		}
-	}
-	return policy.Project
-}
+// layerOf is the layer a policy file is read as ([policy.LayerOf]).
+func (c *runner) layerOf(file string) string { return policy.LayerOf(file, c.env) }
 
 // fileKind tells a provider file (in a providers folder, or with a top-level commands: key)
 // from a policy file.
@@ -239,22 +220,9 @@ func (c *runner) userProviders() ([]string, error) {
 
 // sorted lists the problems of one file in the order of their positions.
 func sorted(err error) []string {
-	errs := codec.Unjoin(err)
-	pos := func(e error) (int, int) {
-		var ce *codec.Error
-		if errors.As(e, &ce) {
-			return ce.Line, ce.Col
-		}
-		return 0, 0
-	}
-	slices.SortStableFunc(errs, func(a, b error) int {
-		al, ac := pos(a)
-		bl, bc := pos(b)
-		return cmp.Or(cmp.Compare(al, bl), cmp.Compare(ac, bc))
-	})
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
+	var out []string
+	for _, e := range codec.Sorted(err) {
+		out = append(out, e.Error())
 	}
 	return out
 }
@@ -278,7 +246,7 @@ func runSchema(c *runner, args []string) error {
 // machineProblems reads the facts of this machine that the policy's conditions need (the host
 // name, the user's groups), so that one that cannot be read (a group database that cannot be
 // opened) is a problem at the rule that needs it, as it is a deny in the hook.
-func machineProblems(p *rules.Policy, m rules.Facts) []error {
+func machineProblems(p *policy.Policy, m rules.Facts) []error {
 	var out []error
 	for _, r := range p.Rules {
 		for _, c := range slices.Concat(r.When, r.Unless) {

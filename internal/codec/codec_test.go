@@ -403,3 +403,22 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// TestSorted: the problems of several checks, joined in any order and nesting, come out in the
+// order of the file, with an error that has no position first.
+func TestSorted(t *testing.T) {
+	at := func(line, col int) error { return &codec.Error{File: "f", Line: line, Col: col, Msg: "m"} }
+	plain := errors.New("no position")
+	err := errors.Join(at(3, 1), errors.Join(at(1, 5), plain), at(1, 2))
+	var got []string
+	for _, e := range codec.Sorted(err) {
+		got = append(got, e.Error())
+	}
+	want := []string{"no position", "f:1:2: m", "f:1:5: m", "f:3:1: m"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Sorted (-want +got):\n%s", d)
+	}
+	if codec.Sorted(nil) != nil {
+		t.Error("Sorted(nil) is not empty")
+	}
+}

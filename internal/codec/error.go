@@ -23,15 +23,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	b := make([]byte, 0, len(e.File)+len(e.Msg)+16)
-	b = append(b, e.File...)
-	if e.Line > 0 {
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(e.Line), 10)
-		if e.Col > 0 {
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(e.Col), 10)
-		}
-	}
+	b = Pos{e.Line, e.Col}.append(b, e.File)
 	if len(b) > 0 {
 		b = append(b, ": "...)
 	}
@@ -40,6 +32,23 @@ func (e *Error) Error() string {
 
 // Pos is a 1-based line and column.
 type Pos struct{ Line, Col int }
+
+// In is the position in file as file:line:col, the form of every message ctxguard prints that
+// points into a file (editors and terminals open it there); a part that is 0 is left out.
+func (p Pos) In(file string) string { return string(p.append(nil, file)) }
+
+func (p Pos) append(b []byte, file string) []byte {
+	b = append(b, file...)
+	if p.Line > 0 {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(p.Line), 10)
+		if p.Col > 0 {
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(p.Col), 10)
+		}
+	}
+	return b
+}
 
 // Position is where the byte at offset off of src is written: its 1-based line, and its column
 // counted in bytes from 1, as editors' "go to line:col" and compilers' messages count them. An
@@ -102,9 +111,7 @@ func parent(path string) string { return path[:max(strings.LastIndexByte(path, '
 
 // Err returns the problems in file order: nil, one as itself, or several joined.
 func (p *Problems) Err() error {
-	slices.SortStableFunc(p.errs, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
-	})
+	slices.SortStableFunc(p.errs, byPosition)
 	switch len(p.errs) {
 	case 0:
 		return nil
@@ -116,6 +123,28 @@ func (p *Problems) Err() error {
 		errs[i] = e
 	}
 	return errors.Join(errs...)
+}
+
+// byPosition orders errors by where they are in their file.
+func byPosition(a, b *Error) int {
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
+// Sorted lists the errors err joins ([Unjoin]) in the order of their positions in the file; one
+// that is not an [*Error] has none, and comes first.
+func Sorted(err error) []error {
+	errs := Unjoin(err)
+	slices.SortStableFunc(errs, func(a, b error) int {
+		var ea, eb *Error
+		if !errors.As(a, &ea) {
+			ea = &Error{}
+		}
+		if !errors.As(b, &eb) {
+			eb = &Error{}
+		}
+		return byPosition(ea, eb)
+	})
+	return errs
 }
 
 // Unjoin lists the errors an error joins ([errors.Join], nested joins flattened), or the error

@@ -26,27 +26,7 @@ func parse(req rules.Request) ([]rules.Call, error) {
 		}
 		return []rules.Call{c}, nil
 	}
-	if req.Shell == rules.ShellPowerShell {
-		return shell.ParsePowerShell(req.Command)
-	}
-	return shell.Parse(req.Command)
-}
-
-// quoter is the quoting function for the request's shell.
-func quoter(req rules.Request) func(string) string {
-	if req.Shell == rules.ShellPowerShell {
-		return shell.QuotePowerShell
-	}
-	return shell.Quote
-}
-
-// rewrite applies the engine's edits in the request's shell; calls are the line's, as parse
-// read them.
-func rewrite(req rules.Request, calls []rules.Call, edits []rules.Edit) (string, error) {
-	if req.Shell == rules.ShellPowerShell {
-		return shell.RewritePowerShellCalls(req.Command, calls, edits)
-	}
-	return shell.RewriteCalls(req.Command, calls, edits)
+	return shell.For(req.Shell).Parse(req.Command)
 }
 
 // protection is what keeps an agent from changing ctxguard's own policy, providers and hooks

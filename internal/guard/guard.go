@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
@@ -36,7 +38,7 @@ type Outcome struct {
 	RewriteMode rules.Setting
 	// Audit is the audit trail the policy asks for, also when a later layer does not load (the
 	// deny is then recorded in the trail an earlier layer turned on).
-	Audit rules.AuditTrail
+	Audit audit.Trail
 	// Session names the session whose memory was read ("" for none).
 	Session string
 	// Notes are things that a reader of the decision should know (session memory that could
@@ -63,7 +65,7 @@ func Decide(req rules.Request, env paths.Env) Outcome { return DecideWith(req, e
 // takes facts from its flags. The zero Override replaces nothing, which is what the hook uses.
 type Override struct {
 	// Policy is the policy to decide by, instead of the files found from the request's directory.
-	Policy *rules.Policy
+	Policy *policy.Policy
 	// State reads the CLIs' state instead of their files.
 	State rules.State
 	// Facts replaces the machine's facts (the clock, the host name, the groups) for the
@@ -122,7 +124,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	}
 	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
 	in := rules.Input{
-		Calls: calls, Policy: pol, Providers: specs, State: ov.State, Quote: quoter(req),
+		Calls: calls, Policy: &pol.Policy, Providers: specs, State: ov.State, Quote: shell.For(req.Shell).Quote,
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,
 		Facts: facts(req, ov.Facts), Write: written(req, pol),
 	}
@@ -149,7 +151,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	}
 	out.Lifts, out.Notes, out.Warnings = lifts.applied, append(out.Notes, lifts.notes...), lifts.notes
 	if len(res.Edits) > 0 && res.Verdict < rules.VerdictDeny {
-		line, err := rewrite(req, calls, res.Edits)
+		line, err := shell.For(req.Shell).RewriteCalls(req.Command, calls, res.Edits)
 		if err != nil {
 			return out.deny("rewrite.unsafe", fmt.Errorf("the bound command does not parse the same way (%v); run each call with its binding instead: %s", err, fixes(res.Calls)))
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/lift"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -21,7 +22,7 @@ type lifter struct {
 	notes   []string
 }
 
-func newLifter(req rules.Request, env paths.Env, pol *rules.Policy) *lifter {
+func newLifter(req rules.Request, env paths.Env, pol *policy.Policy) *lifter {
 	file := env.Lifts()
 	return &lifter{session: req.Session, locked: pol.Locked, now: time.Now(),
 		load: sync.OnceValues(func() ([]lift.Lift, string) { return lift.Load(file) })}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/session"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -24,18 +25,18 @@ type memory struct {
 
 // openMemory returns the session's memory, or nil when there is none to use: no session id, or
 // a policy that turns it off (which the note then says).
-func openMemory(req rules.Request, env paths.Env, pol *rules.Policy) (*memory, string) {
+func openMemory(req rules.Request, env paths.Env, pol *policy.Policy) (*memory, string) {
 	if req.Session == "" {
 		return nil, ""
 	}
 	if pol.Forget {
 		return nil, fmt.Sprintf("session memory is off (session: {remember: false} in %s), so calls are bound to the active context, not to this session's last switch", pol.ForgetSrc)
 	}
-	dir := env.StateDir()
+	dir := env.Sessions()
 	if dir == "" {
-		return nil, "session memory is off: there is no state folder (no home directory and no absolute XDG_STATE_HOME), so calls are bound to the active context, not to this session's last switch"
+		return nil, "session memory is off: " + paths.ErrNoStateDir.Error() + ", so calls are bound to the active context, not to this session's last switch"
 	}
-	m := &memory{store: &session.Store{Dir: session.Dir(dir)}, keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
+	m := &memory{store: &session.Store{Dir: dir}, keys: sessionKeys(req), name: req.Session, read: map[string][]session.Entry{}}
 	if req.Agent != "" {
 		m.name += " (agent " + req.Agent + ")"
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -31,12 +32,12 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 			req := rules.Request{Session: "session " + tt.name}
 			o := Outcome{Result: rules.Result{Verdict: tt.verdict, Switches: sw}}
 			if tt.remember {
-				o.mem, _ = openMemory(req, env, &rules.Policy{})
+				o.mem, _ = openMemory(req, env, &policy.Policy{})
 			}
 			if err := o.Remember(); err != nil {
 				t.Fatal(err)
 			}
-			m, _ := openMemory(req, env, &rules.Policy{})
+			m, _ := openMemory(req, env, &policy.Policy{})
 			if _, got := m.recall("az", "s"); got != tt.want {
 				t.Errorf("remembered = %v, want %v", got, tt.want)
 			}
@@ -48,7 +49,7 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 	sibling := rules.Request{Session: "p", Agent: "a2"}
 	remember := func(req rules.Request, sw []rules.Switched) {
 		t.Helper()
-		m, _ := openMemory(req, env, &rules.Policy{})
+		m, _ := openMemory(req, env, &policy.Policy{})
 		o := Outcome{Result: rules.Result{Switches: sw}, mem: m}
 		must(t, o.Remember())
 	}
@@ -58,12 +59,12 @@ func TestRememberOnlyWhatRuns(t *testing.T) {
 		req  rules.Request
 		want string
 	}{{parent, "B"}, {child, "C"}, {sibling, "B"}} {
-		m, _ := openMemory(tt.req, env, &rules.Policy{})
+		m, _ := openMemory(tt.req, env, &policy.Policy{})
 		if got, _ := m.recall("az", "s"); got.Value != tt.want {
 			t.Errorf("%+v remembers %q, want %q", tt.req, got.Value, tt.want)
 		}
 	}
-	if m, note := openMemory(parent, env, &rules.Policy{Forget: true}); m != nil || note == "" {
+	if m, note := openMemory(parent, env, &policy.Policy{Forget: true}); m != nil || note == "" {
 		t.Errorf("memory turned off: %v, note %q", m, note)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ctxguard", "sessions")); err != nil {

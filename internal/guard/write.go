@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -16,7 +17,7 @@ const maxEdited = 8 << 20
 
 // written is what a file tool's request is about to write, for the rules about files; nil for a
 // shell line. The text is read from the file only when some rule has a content pattern.
-func written(req rules.Request, pol *rules.Policy) *rules.Write {
+func written(req rules.Request, pol *policy.Policy) *rules.Write {
 	if req.Shell != "" || len(req.Paths) == 0 {
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // load parses a policy as the project layer of dir.
-func load(t *testing.T, dir, yaml string) *rules.Policy {
+func load(t *testing.T, dir, yaml string) *policy.Policy {
 	t.Helper()
 	p, err := policy.Parse([]byte(yaml), filepath.Join(dir, ".ctxguard.yaml"), policy.Project, []string{"az", "kubectl"})
 	if err != nil {

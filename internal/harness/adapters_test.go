@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestDecodeAdded(t *testing.T) {
 		{"qwen", "qwen", qwenSample, req("qwen", "run_shell_command", "bash", "az group list", "/home/dev/infra", "9214a9c0", "yolo")},
 		{"droid", "droid", droidSample, req("droid", "Execute", "bash", "az group list", "/home/dev/infra", "6554299c", "auto-high")},
 		{"opencode", "opencode", opencodeSample, req("opencode", "bash", "bash", "az group list", "/home/dev/infra", "ses_1", "")},
-		{"opencode workdir", "opencode", `{"harness":"opencode","tool":"bash","cwd":"/w","args":{"command":"ls","workdir":"infra"}}`, req("opencode", "bash", "bash", "ls", "/w/infra", "", "")},
+		{"opencode workdir", "opencode", `{"harness":"opencode","tool":"bash","cwd":"/w","args":{"command":"ls","workdir":"infra"}}`, req("opencode", "bash", "bash", "ls", filepath.FromSlash("/w/infra"), "", "")},
 		{"opencode other tool", "opencode", `{"harness":"opencode","tool":"read","cwd":"/w","args":{"filePath":"x"}}`, req("opencode", "read", "", "", "/w", "", "")},
 		{"kilo", "kilo", strings.Replace(opencodeSample, `"opencode"`, `"kilo"`, 1), req("kilo", "bash", "bash", "az group list", "/home/dev/infra", "ses_1", "")},
 		{"pi", "pi", piSample, req("pi", "bash", "bash", "az group list", "/home/dev/infra", "", "")},
@@ -141,7 +142,7 @@ func TestEncodeAdded(t *testing.T) {
 		{"cline rewrite", "cline", clineLegacySample, rewrite, `{"cancel":true,"errorMessage":"[ctxguard/x] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
 		{"crush deny", "crush", crushSample, deny, `{"decision":"deny","reason":"[ctxguard/x] no"}`},
 		{"crush rewrite: no decision, so Crush's own prompt still applies", "crush", crushSample, rewrite, `{"context":"[ctxguard/x] bound","updated_input":{"command":"` + fixed + `","timeout":60000}}`},
-		{"crush rewrite the policy wants confirmed: Crush cannot ask", "crush", crushSample, Answer{Verdict: rules.VerdictRewrite, Reason: "b", Command: fixed, RewriteAs: rules.SettingAsk}, `{"decision":"deny","reason":"b — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
+		{"crush rewrite the policy wants confirmed: Crush cannot ask", "crush", crushSample, Answer{Verdict: rules.VerdictRewrite, Reason: "b", Command: fixed, ConfirmRewrite: true}, `{"decision":"deny","reason":"b — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
 		{"crush ask", "crush", crushSample, ask, `{"decision":"deny","reason":"[ctxguard/x] sure? — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves"}`},
 		{"goose deny", "goose", gooseSample, deny, `{"decision":"block","reason":"[ctxguard/x] no"}`},
 		{"goose rewrite", "goose", gooseSample, rewrite, `{"decision":"block","reason":"[ctxguard/x] bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: ` + fixed + `"}`},
@@ -152,7 +153,7 @@ func TestEncodeAdded(t *testing.T) {
 		{"opencode rewrite", "opencode", opencodeSample, rewrite, `{"decision":"rewrite","reason":"[ctxguard/x] bound","args":{"command":"` + fixed + `","description":"List resource groups","timeout":120000}}`},
 		{"opencode ask", "opencode", opencodeSample, ask, `{"decision":"deny","reason":"[ctxguard/x] sure? — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves"}`},
 		{"pi ask with the bound command", "pi", piSample, Answer{Verdict: rules.VerdictAsk, Reason: "r", Command: fixed}, `{"decision":"ask","reason":"r","args":{"command":"` + fixed + `","timeout":30}}`},
-		{"pi rewrite the policy wants shown", "pi", piSample, Answer{Verdict: rules.VerdictRewrite, Reason: "r", Command: fixed, RewriteAs: rules.SettingAsk}, `{"decision":"ask","reason":"r","args":{"command":"` + fixed + `","timeout":30}}`},
+		{"pi rewrite the policy wants shown", "pi", piSample, Answer{Verdict: rules.VerdictRewrite, Reason: "r", Command: fixed, ConfirmRewrite: true}, `{"decision":"ask","reason":"r","args":{"command":"` + fixed + `","timeout":30}}`},
 		{"pi deny", "pi", piSample, deny, `{"decision":"deny","reason":"[ctxguard/x] no"}`},
 	}
 	for _, tt := range tests {

@@ -10,12 +10,25 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/internal/shell"
 )
 
-// claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks). Codex CLI
-// sends and reads the same shape, minus ask.
-type claude struct{}
+// claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks).
+var claude = snakeCase{name: "claude", shells: claudeShells, files: claudeFileTools, limits: limits{rewrite: true, ask: true}}
+
+// snakeCase is a harness that speaks Claude Code's hook protocol: its snake_case PreToolUse
+// payload in, its hookSpecificOutput answer out (Claude Code, Codex CLI, Qwen Code, Factory
+// Droid). They differ in their tools, in what they can answer, and in the facts their payload
+// gives ([Unattended], [Subagent]).
+type snakeCase struct {
+	name   string
+	shells shellTools
+	// files are the tools that write a file, for self-protection; nil where none is hooked.
+	files  map[string]fileTool
+	limits limits
+	// rewriteDecision is the decision a rewrite carries (see decide).
+	rewriteDecision string
+}
 
 // claudeShells maps Claude Code's tools that run a command line to the shell it is written for:
 // Bash is bash everywhere (Git Bash on Windows), PowerShell is PowerShell. Bash and PowerShell
@@ -53,31 +66,26 @@ func claudeUnattended(mode, tool string) *bool {
 	return known(m.shell || file && m.files)
 }
 
-func (claude) Name() string { return "claude" }
+func (h snakeCase) Name() string { return h.name }
 
-func (claude) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, "claude", claudeShells)
-	if err == nil {
+func (h snakeCase) decode(top object) (*Request, error) {
+	req, err := decodeSnakeCase(top, h.shells)
+	if err == nil && h.files != nil {
 		input, _ := top.get("tool_input")
-		req, err = withFilePaths(req, input, "tool_input", claudeFileTools)
+		req, err = withFilePaths(req, input, "tool_input", h.files)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read claude payload: %w", err)
-	}
-	req.Subagent = Subagent("claude", req.Agent)
-	req.Unattended = claudeUnattended(req.Mode, req.Tool)
-	return req, nil
+	return req, err
 }
 
 // decodeSnakeCase reads the snake_case PreToolUse payload that Claude Code sends and that Copilot
 // CLI sends for hooks configured under the PascalCase event name.
-func decodeSnakeCase(top object, harness string, shells shellTools) (*Request, error) {
+func decodeSnakeCase(top object, shells shellTools) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
 		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
 	}
-	req := &Request{Request: rules.Request{Harness: harness}}
+	req := &Request{}
 	err := top.strs(
 		field{"tool_name", &req.Tool},
 		field{"session_id", &req.Session},
@@ -170,12 +178,12 @@ func (d claudeDecision) appendJSON(b []byte) []byte {
 	return f.object(b)
 }
 
-func (claude) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, a, "")
+func (h snakeCase) Encode(w io.Writer, req *Request, a Answer) error {
+	d, err := decide(req, narrow(a, h.limits), h.rewriteDecision)
 	if err != nil {
-		return fmt.Errorf("answer claude: %w", err)
+		return fmt.Errorf("answer %s: %w", h.name, err)
 	}
-	return writeClaude(w, "claude", d)
+	return writeClaude(w, h.name, d)
 }
 
 // writeClaude writes a decision in Claude Code's hookSpecificOutput shape, which Codex reads
@@ -207,8 +215,7 @@ func writeClaude(w io.Writer, harness string, d decision) error {
 // each with its own payload, and `ctxguard hook` answers each in its own protocol when it detects
 // the harness from the payload.
 var claudeSetup = Setup{
-	Harness: "claude",
-	Title:   "Claude Code",
+	Title: "Claude Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return homeDir(home, env, "CLAUDE_CONFIG_DIR", ".claude") + "/settings.json"
 	},
@@ -266,7 +273,7 @@ func claudeCheck(version string, argv []string, _, goos string) (string, bool) {
 	switch {
 	case goos == "windows" && strings.Contains(argv[0], `\`):
 		return old + ", which turns the backslashes of " + argv[0] + " into nothing: the hook cannot start, and every command would run unchecked (or give the entry a path with forward slashes)", false
-	case shQuote(argv[0]) != argv[0]:
+	case shell.Quote(argv[0]) != argv[0]:
 		return old + ", which splits " + argv[0] + " into several words: the hook cannot start, and every command would run unchecked (or install ctxguard at a path without spaces, then ctxguard install claude)", false
 	}
 	return old + "; ctxguard, given no arguments and a payload, answers as the hook", true

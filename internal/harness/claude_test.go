@@ -23,7 +23,7 @@ func TestClaudeFileTools(t *testing.T) {
 		{`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":7}}`, nil, true},
 	}
 	for _, tt := range tests {
-		req, err := Decode(claude{}, []byte(tt.payload))
+		req, err := Decode(claude, []byte(tt.payload))
 		if (err != nil) != tt.err {
 			t.Errorf("Decode(%s): error %v, want error %v", tt.payload, err, tt.err)
 			continue

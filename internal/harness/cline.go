@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/internal/shell"
 )
 
 // cline is Cline's PreToolUse hook: an executable file named PreToolUse in one of Cline's hook
@@ -34,24 +34,19 @@ const (
 func (cline) Name() string { return "cline" }
 
 func (cline) decode(top object) (*Request, error) {
-	req, err := decodeCline(top)
-	if err != nil {
-		return nil, fmt.Errorf("read cline payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeCline(top object) (*Request, error) {
 	if name, ok, err := top.str("hookName"); err != nil {
 		return nil, err
 	} else if ok && name != "PreToolUse" && name != "tool_call" {
 		return nil, fmt.Errorf("hook is %s, want PreToolUse", name)
 	}
-	req := &Request{Request: rules.Request{Harness: "cline"}}
+	req := &Request{}
 	if err := top.strs(field{"taskId", &req.Session}); err != nil {
 		return nil, err
 	}
-	req.Cwd = firstOf(top, "workspaceRoots")
+	var err error
+	if req.Cwd, err = firstOf(top, "workspaceRoots"); err != nil {
+		return nil, err
+	}
 	raw, _ := top.get("preToolUse")
 	if raw == nil || isNull(raw) {
 		return nil, errors.New("missing preToolUse")
@@ -122,9 +117,9 @@ func clineCommands(list string) (string, error) {
 			if err := json.Unmarshal(it, &s); err != nil || s.Command == nil {
 				return "", fmt.Errorf("an entry is neither a command line nor {command, args}: %s", it)
 			}
-			words := []string{shQuote(*s.Command)}
+			words := []string{shell.Quote(*s.Command)}
 			for _, a := range s.Args {
-				words = append(words, shQuote(a))
+				words = append(words, shell.Quote(a))
 			}
 			line = strings.Join(words, " ")
 		}
@@ -142,17 +137,20 @@ func clineCommands(list string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// firstOf is the first string of an array member, "" when there is none.
-func firstOf(top object, key string) string {
+// firstOf is the first string of an array member (a payload's workspace roots), "" when there is
+// none; read as [object.str] reads a string, so that an invalid byte is an error rather than a
+// U+FFFD in a path.
+func firstOf(top object, key string) (string, error) {
 	raw, ok := top.get(key)
 	if !ok {
-		return ""
+		return "", nil
 	}
-	var list []string
+	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
-		return ""
+		return "", nil
 	}
-	return list[0]
+	s, _, err := object{{key, list[0]}}.str(key)
+	return s, err
 }
 
 // clineOutput is Cline's hook answer; errorMessage is what the agent reads.
@@ -186,8 +184,7 @@ func (cline) Encode(w io.Writer, req *Request, a Answer) error {
 // hook folder that runs the binary. On Windows Cline runs PreToolUse.ps1 instead, which ctxguard
 // does not write yet.
 var clineSetup = Setup{
-	Harness: "cline",
-	Title:   "Cline",
+	Title: "Cline",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, "Documents", "Cline", "Hooks", "PreToolUse"))
 	},

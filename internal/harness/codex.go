@@ -1,33 +1,15 @@
 package harness
 
-import (
-	"fmt"
-	"io"
-)
-
 // codex is OpenAI Codex CLI's PreToolUse hook (https://developers.openai.com/codex/hooks). It
 // sends Claude Code's payload with a turn_id and a model, and reads Claude Code's answer, except
 // that it cannot ask: an ask (parsed but unsupported, the call then runs) becomes a deny that
 // says a human must run the command. A rewrite is allow with updatedInput, which Codex only
 // accepts together; the rewritten call still goes through Codex's own approval policy.
-type codex struct{}
+var codex = snakeCase{name: "codex", shells: codexShells, limits: limits{rewrite: true, ask: false}, rewriteDecision: "allow"}
 
 // codexShells maps Codex's shell tool to its shell: the session's shell, which is PowerShell on
 // Windows (codex-rs shell-command/src/shell_detect.rs, default_user_shell_from_path).
 var codexShells = shellTools{"Bash": {"bash", "powershell"}}
-
-var codexLimits = limits{rewrite: true, ask: false}
-
-func (codex) Name() string { return "codex" }
-
-func (codex) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, "codex", codexShells)
-	if err != nil {
-		return nil, fmt.Errorf("read codex payload: %w", err)
-	}
-	req.Unattended = codexUnattended(req.Mode, req.Tool)
-	return req, nil
-}
 
 // codexUnattended: Codex sends permission_mode bypassPermissions when it never asks (approval
 // policy never, as codex exec runs). Its default mode runs sandboxed commands without asking
@@ -39,20 +21,11 @@ func codexUnattended(mode, _ string) *bool {
 	return nil
 }
 
-func (codex) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, narrow(a, codexLimits), "allow")
-	if err != nil {
-		return fmt.Errorf("answer codex: %w", err)
-	}
-	return writeClaude(w, "codex", d)
-}
-
 // codexSetup wires ctxguard into Codex CLI: Claude Code's layout in hooks.json, for its shell
 // tool. Codex runs a hook only once the user has trusted it in /hooks, and again after its
 // command changes (a new binary path).
 var codexSetup = Setup{
-	Harness: "codex",
-	Title:   "Codex CLI",
+	Title: "Codex CLI",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return homeDir(home, env, "CODEX_HOME", ".codex") + "/hooks.json"
 	},

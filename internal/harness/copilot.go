@@ -6,8 +6,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // copilot is GitHub Copilot CLI's preToolUse hook
@@ -31,19 +29,10 @@ var copilotShells = shellTools{
 func (copilot) Name() string { return "copilot" }
 
 func (copilot) decode(top object) (*Request, error) {
-	req, err := decodeCopilot(top)
-	if err != nil {
-		return nil, fmt.Errorf("read copilot payload: %w", err)
-	}
-	req.Subagent = Subagent("copilot", req.Agent)
-	return req, nil
-}
-
-func decodeCopilot(top object) (*Request, error) {
 	if !top.has("toolName") && !top.has("toolArgs") && (top.has("tool_name") || top.has("tool_input")) {
-		return decodeSnakeCase(top, "copilot", copilotShells)
+		return decodeSnakeCase(top, copilotShells)
 	}
-	req := &Request{Request: rules.Request{Harness: "copilot"}}
+	req := &Request{}
 	err := top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"agentId", &req.Agent}, field{"cwd", &req.Cwd})
 	if err != nil {
 		return nil, err
@@ -118,8 +107,7 @@ type copilotHook struct {
 // copilotSetup wires ctxguard into Copilot CLI with a file of its own in the hooks folder, which
 // Copilot reads whole (every *.json there).
 var copilotSetup = Setup{
-	Harness: "copilot",
-	Title:   "GitHub Copilot CLI",
+	Title: "GitHub Copilot CLI",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return homeDir(home, env, "COPILOT_HOME", ".copilot") + "/hooks/ctxguard.json"
 	},

@@ -8,8 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // crush is Crush's PreToolUse hook (charmbracelet/crush docs/hooks/README.md). Its payload is
@@ -29,21 +27,13 @@ var crushLimits = limits{rewrite: true, ask: false}
 func (crush) Name() string { return "crush" }
 
 func (crush) decode(top object) (*Request, error) {
-	req, err := decodeCrush(top)
-	if err != nil {
-		return nil, fmt.Errorf("read crush payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeCrush(top object) (*Request, error) {
 	// Crush accepts its event names in any case and snake_case (pre_tool_use).
 	if event, ok, err := top.str("event"); err != nil {
 		return nil, err
 	} else if ok && !strings.EqualFold(strings.ReplaceAll(event, "_", ""), "PreToolUse") {
 		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
 	}
-	req := &Request{Request: rules.Request{Harness: "crush"}}
+	req := &Request{}
 	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}
@@ -103,7 +93,6 @@ type crushHook struct {
 // global config to the ones from the git root down to the working directory; the command runs in
 // its embedded POSIX shell on every system, so it is quoted for sh even on Windows.
 var crushSetup = Setup{
-	Harness:     "crush",
 	Title:       "Crush",
 	UserFile:    crushUserFile,
 	ProjectFile: "crush.json",
@@ -154,5 +143,5 @@ func crushUserFile(home string, env func(string) (string, bool)) string {
 	if dir := fromEnv(env, "CRUSH_GLOBAL_CONFIG", ""); dir != "" {
 		return dir + "/crush.json"
 	}
-	return fromEnv(env, "XDG_CONFIG_HOME", filepath.ToSlash(home)+"/.config") + "/crush/crush.json"
+	return xdgConfig(home, env) + "/crush/crush.json"
 }

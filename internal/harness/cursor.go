@@ -1,13 +1,10 @@
 package harness
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // cursor is Cursor's agent hooks (https://cursor.com/docs/agent/hooks), on either of the two
@@ -35,14 +32,6 @@ var cursorShells = shellTools{"Shell": {"bash", "powershell"}}
 func (cursor) Name() string { return "cursor" }
 
 func (cursor) decode(top object) (*Request, error) {
-	req, err := decodeCursor(top)
-	if err != nil {
-		return nil, fmt.Errorf("read cursor payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeCursor(top object) (*Request, error) {
 	event, _, err := top.str("hook_event_name")
 	if err != nil {
 		return nil, err
@@ -54,12 +43,15 @@ func decodeCursor(top object) (*Request, error) {
 			event = cursorShellEvent
 		}
 	}
-	req := &Request{Request: rules.Request{Harness: "cursor"}, event: event}
+	req := &Request{event: event}
 	if err := top.strs(field{"conversation_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}
 	if req.Cwd == "" {
-		req.Cwd = firstRoot(top)
+		var err error
+		if req.Cwd, err = firstOf(top, "workspace_roots"); err != nil {
+			return nil, err
+		}
 	}
 	switch event {
 	case cursorShellEvent:
@@ -88,24 +80,11 @@ func decodeCursor(top object) (*Request, error) {
 			return nil, fmt.Errorf("tool_input: %w", err)
 		}
 		if dir != "" {
-			req.Cwd = dir
+			req.Cwd = joinDir(req.Cwd, dir)
 		}
 		return req, nil
 	}
 	return nil, fmt.Errorf("hook event is %s, want %s or %s", event, cursorShellEvent, cursorToolEvent)
-}
-
-// firstRoot is the first of the payload's workspace_roots, "" when there is none.
-func firstRoot(top object) string {
-	raw, ok := top.get("workspace_roots")
-	if !ok {
-		return ""
-	}
-	var roots []string
-	if json.Unmarshal(raw, &roots) != nil || len(roots) == 0 {
-		return ""
-	}
-	return roots[0]
 }
 
 // cursorOutput is Cursor's answer: user_message is shown to the user, agent_message to the
@@ -160,14 +139,14 @@ type cursorHook struct {
 // and can ask; with Options.Rewrite also preToolUse on the Shell tool, which can bind a command
 // in place (and turns an ask into a deny).
 var cursorSetup = Setup{
-	Harness: "cursor",
-	Title:   "Cursor",
+	Title: "Cursor",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".cursor", "hooks.json"))
 	},
 	ProjectFile: ".cursor/hooks.json",
 	Events:      []string{cursorShellEvent, cursorToolEvent},
 	Skeleton:    "{\n  \"version\": 1\n}\n",
+	RewriteHook: true,
 	Entries: func(self string, o Options) []Entry {
 		cmd := line(o.GOOS, self, "hook", "--harness", "cursor")
 		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: cmd, Timeout: timeout, FailClosed: true})}}

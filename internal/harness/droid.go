@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 )
 
@@ -14,38 +12,14 @@ import (
 // autonomy level, so an ask becomes a deny that says a human must run the command. A rewrite is
 // updatedInput with no decision: Droid then judges the bound command by its own autonomy level
 // (and asks where it would). An allow with it would run the call past that level: in
-// `droid exec --auto low`, a call the model marked high risk ran.
-type droid struct{}
-
-// droidShells maps Droid's shell tool to its shell.
-var droidShells = shellTools{"Execute": {"bash", "bash"}}
-
-var droidLimits = limits{rewrite: true, ask: false}
-
-func (droid) Name() string { return "droid" }
-
-func (droid) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, "droid", droidShells)
-	if err != nil {
-		return nil, fmt.Errorf("read droid payload: %w", err)
-	}
-	return req, nil
-}
-
-func (droid) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, narrow(a, droidLimits), "")
-	if err != nil {
-		return fmt.Errorf("answer droid: %w", err)
-	}
-	return writeClaude(w, "droid", d)
-}
+// `droid exec --auto low`, a call the model marked high risk ran. Its shell tool is Execute.
+var droid = snakeCase{name: "droid", shells: shellTools{"Execute": {"bash", "bash"}}, limits: limits{rewrite: true, ask: false}}
 
 // droidSetup wires ctxguard into Droid: its hooks.json is the bare event map (no "hooks" key),
 // with Claude Code's groups. Without a hooks.json, Droid reads the "hooks" key of the settings.json
 // beside it; once hooks.json exists it no longer does, which is why install writes hooks.json.
 var droidSetup = Setup{
-	Harness: "droid",
-	Title:   "Factory Droid",
+	Title: "Factory Droid",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".factory", "hooks.json"))
 	},

@@ -123,7 +123,7 @@ func TestFileChanges(t *testing.T) {
 		`{"tool_name":"MultiEdit","tool_input":{"file_path":"/w/a","edits":"nope"}}`,
 		`{"tool_name":"MultiEdit","tool_input":{"file_path":"/w/a","edits":[{"old_string":"a","new_string":false}]}}`,
 	} {
-		if _, err := Decode(claude{}, []byte(bad)); err == nil {
+		if _, err := Decode(claude, []byte(bad)); err == nil {
 			t.Errorf("Decode(%s) = nil error; a content a rule cannot read must be refused", bad)
 		}
 	}

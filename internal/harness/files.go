@@ -29,7 +29,8 @@ type File struct {
 // ("" = none), environment and system (runtime.GOOS values).
 func Files(home string, env func(string) (string, bool), goos string) []File {
 	var out []File
-	for _, s := range setups {
+	for _, h := range registry {
+		s := h.setup
 		out = append(out, s.files(home, env, goos)...)
 	}
 	return out

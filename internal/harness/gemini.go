@@ -7,8 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // gemini is Gemini CLI's BeforeTool hook (google-gemini/gemini-cli docs/hooks/reference.md).
@@ -24,20 +22,12 @@ var geminiShells = shellTools{"run_shell_command": {"bash", "powershell"}}
 func (gemini) Name() string { return "gemini" }
 
 func (gemini) decode(top object) (*Request, error) {
-	req, err := decodeGemini(top)
-	if err != nil {
-		return nil, fmt.Errorf("read gemini payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeGemini(top object) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "BeforeTool" {
 		return nil, fmt.Errorf("hook event is %s, want BeforeTool", event)
 	}
-	req := &Request{Request: rules.Request{Harness: "gemini"}}
+	req := &Request{}
 	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}
@@ -59,18 +49,9 @@ func decodeGemini(top object) (*Request, error) {
 		return nil, fmt.Errorf("tool_input: %w", err)
 	}
 	if dir = strings.TrimSpace(dir); dir != "" {
-		if isAbs(dir) || req.Cwd == "" {
-			req.Cwd = dir
-		} else {
-			req.Cwd = filepath.Join(req.Cwd, dir)
-		}
+		req.Cwd = joinDir(req.Cwd, dir)
 	}
 	return req, nil
-}
-
-// isAbs accepts both systems' absolute paths, since the payload may come from either.
-func isAbs(p string) bool {
-	return filepath.IsAbs(p) || strings.HasPrefix(p, "/") || len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
 // geminiFileTools are Gemini CLI's tools that write a file: write_file {file_path, content} and
@@ -145,8 +126,7 @@ func (gemini) Encode(w io.Writer, req *Request, a Answer) error {
 // geminiSetup wires ctxguard into Gemini CLI: a BeforeTool group for its shell tool. Gemini
 // gives the hook's command to a shell, and counts its timeout in milliseconds.
 var geminiSetup = Setup{
-	Harness: "gemini",
-	Title:   "Gemini CLI",
+	Title: "Gemini CLI",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".gemini", "settings.json"))
 	},

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-
-	"github.com/ctxguard/ctxguard/rules"
 )
 
 // goose is goose's PreToolUse hook (block/goose documentation/docs/guides/context-engineering/hooks.md,
@@ -23,20 +21,12 @@ var gooseShells = shellTools{"developer__shell": {"bash", "bash"}}
 func (goose) Name() string { return "goose" }
 
 func (goose) decode(top object) (*Request, error) {
-	req, err := decodeGoose(top)
-	if err != nil {
-		return nil, fmt.Errorf("read goose payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeGoose(top object) (*Request, error) {
 	if event, ok, err := top.str("event"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
 		return nil, fmt.Errorf("hook event is %s, want PreToolUse", event)
 	}
-	req := &Request{Request: rules.Request{Harness: "goose"}}
+	req := &Request{}
 	if err := top.strs(field{"tool_name", &req.Tool}, field{"session_id", &req.Session}, field{"working_dir", &req.Cwd}); err != nil {
 		return nil, err
 	}
@@ -79,8 +69,7 @@ func (goose) Encode(w io.Writer, req *Request, a Answer) error {
 // sh -c on every system; on_failure block makes it deny the call when the hook gives no decision
 // (it crashed, timed out or printed something else), where by default it would let it run.
 var gooseSetup = Setup{
-	Harness: "goose",
-	Title:   "goose",
+	Title: "goose",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".agents", "plugins", "ctxguard", "hooks", "hooks.json"))
 	},

@@ -31,10 +31,10 @@ type Answer struct {
 	// Command is the bound command of a rewrite, or the rewritten line an ask carries so that what
 	// the human approves is the bound command ("" = unchanged).
 	Command string
-	// RewriteAs is the policy's override for how a rewrite is answered: SettingAsk has a human
-	// confirm every bound command; SettingUnset leaves the decision to the harness's own rules,
-	// as for the original command (SettingAllow, which no policy sets any more, does the same).
-	RewriteAs rules.Setting
+	// ConfirmRewrite is set when the policy has a human confirm every bound command (rewrite:
+	// ask); otherwise a rewrite leaves the decision to the harness's own rules, as for the
+	// original command.
+	ConfirmRewrite bool
 }
 
 // Blocked is the answer of a harness that reads only the hook's exit code (Windsurf): its
@@ -48,7 +48,8 @@ func (b Blocked) Error() string { return b.Reason }
 type Harness interface {
 	// Name is the name used on the command line (--harness) and in Request.Harness.
 	Name() string
-	// decode reads one hook payload, already parsed (see [Decode]).
+	// decode reads one hook payload, already parsed; [Decode] names the harness in the request
+	// and in the error, and adds the facts read by harness name ([Unattended], [Subagent]).
 	decode(top object) (*Request, error)
 	// Encode writes the harness's answer: nothing at all for allow, otherwise exactly one JSON
 	// object followed by a newline, or, for a harness that reads only the exit code, returns
@@ -57,21 +58,40 @@ type Harness interface {
 	Encode(w io.Writer, req *Request, a Answer) error
 }
 
-var harnesses = []Harness{claude{}, copilot{}, gemini{}, cursor{}, codex{}, windsurf{}, cline{}, opencode, kilo, pi, qwen{}, droid{}, crush{}, goose{}}
+// registry is every harness ctxguard knows: its protocol and how it is wired in, in the order of
+// [Names]. Each setup's Harness is its protocol's Name.
+var registry = register([]registered{
+	{claude, &claudeSetup}, {copilot{}, &copilotSetup}, {gemini{}, &geminiSetup},
+	{cursor{}, &cursorSetup}, {codex, &codexSetup}, {windsurf{}, &windsurfSetup},
+	{cline{}, &clineSetup}, {opencode, &opencodeSetup}, {kilo, &kiloSetup}, {pi, &piSetup},
+	{qwen, &qwenSetup}, {droid, &droidSetup}, {crush{}, &crushSetup}, {goose{}, &gooseSetup},
+})
+
+type registered struct {
+	Harness
+	setup *Setup
+}
+
+func register(r []registered) []registered {
+	for _, h := range r {
+		h.setup.Harness = h.Name()
+	}
+	return r
+}
 
 // Lookup returns the harness with the given name.
 func Lookup(name string) (Harness, bool) {
-	i := slices.IndexFunc(harnesses, func(h Harness) bool { return h.Name() == name })
+	i := slices.IndexFunc(registry, func(h registered) bool { return h.Name() == name })
 	if i < 0 {
 		return nil, false
 	}
-	return harnesses[i], true
+	return registry[i].Harness, true
 }
 
 // Names lists the known harness names, for usage messages.
 func Names() []string {
-	names := make([]string, len(harnesses))
-	for i, h := range harnesses {
+	names := make([]string, len(registry))
+	for i, h := range registry {
 		names[i] = h.Name()
 	}
 	return names
@@ -85,7 +105,19 @@ func Decode(h Harness, data []byte) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
 	}
-	return h.decode(top)
+	return decode(h, top)
+}
+
+// decode has h read a parsed payload, and completes the request with what every harness's has.
+func decode(h Harness, top object) (*Request, error) {
+	req, err := h.decode(top)
+	if err != nil {
+		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
+	}
+	req.Harness = h.Name()
+	req.Subagent = Subagent(req.Harness, req.Agent)
+	req.Unattended = Unattended(req.Harness, req.Mode, req.Tool)
+	return req, nil
 }
 
 // Detect reads one hook payload for a hook configured without --harness, parsing it once: it
@@ -118,7 +150,7 @@ func Detect(data []byte) (Harness, *Request, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := h.decode(top)
+	req, err := decode(h, top)
 	return h, req, err
 }
 
@@ -156,13 +188,13 @@ func detect(top object) (Harness, error) {
 		case isCopilotSnakeCase(top):
 			return copilot{}, nil
 		case top.has("turn_id") || top.has("model"):
-			return codex{}, nil
+			return codex, nil
 		case tool == "run_shell_command":
-			return qwen{}, nil
+			return qwen, nil
 		case tool == "Execute":
-			return droid{}, nil
+			return droid, nil
 		}
-		return claude{}, nil
+		return claude, nil
 	}
 	return nil, errors.New("detect harness: payload has none of the fields that tell the harness; name it with --harness")
 }
@@ -194,11 +226,6 @@ type decision struct {
 // with its own rules); "" for the others.
 func decide(req *Request, a Answer, rewriteDecision string) (decision, error) {
 	d := decision{reason: a.Reason}
-	switch a.RewriteAs {
-	case rules.SettingUnset, rules.SettingAsk, rules.SettingAllow:
-	default:
-		return d, fmt.Errorf("unknown rewrite answer %q: want ask or allow", a.RewriteAs)
-	}
 	switch a.Verdict {
 	case rules.VerdictAllow:
 		return decision{}, nil
@@ -217,7 +244,7 @@ func decide(req *Request, a Answer, rewriteDecision string) (decision, error) {
 			return d, errors.New("rewrite without a command")
 		}
 		d.permission = rewriteDecision
-		if a.RewriteAs == rules.SettingAsk {
+		if a.ConfirmRewrite {
 			d.permission = "ask"
 		}
 	default:

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +65,7 @@ func TestDecode(t *testing.T) {
 		{"gemini dir_path absolute", "gemini", `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/srv"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "run_shell_command", Shell: "bash", Command: "ls", Cwd: "/srv"}}},
 		{"gemini other tool", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"x"}}`, &Request{Request: rules.Request{Harness: "gemini", Tool: "read_file", Cwd: "/w"}}},
 		{"cursor beforeShellExecution", "cursor", cursorShellSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "conv-9f2"}}},
+		{"cursor working_directory relative", "cursor", `{"conversation_id":"c","hook_event_name":"preToolUse","cwd":"/w","tool_name":"Shell","tool_input":{"command":"ls","working_directory":"infra/prod"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: filepath.FromSlash("/w/infra/prod"), Session: "c"}}},
 		{"cursor beforeShellExecution without cwd", "cursor", `{"conversation_id":"c","hook_event_name":"beforeShellExecution","workspace_roots":["/r"],"command":"ls"}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "ls", Cwd: "/r", Session: "c"}}},
 		{"cursor preToolUse", "cursor", cursorToolSample, &Request{Request: rules.Request{Harness: "cursor", Tool: "Shell", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra/sub", Session: "conv-9f2"}}},
 		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Read"}}},
@@ -158,6 +160,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"cursor shell without command", "cursor", `{"hook_event_name":"beforeShellExecution","cwd":"/w"}`, "beforeShellExecution payload has no command"},
 		{"cursor command not a string", "cursor", `{"hook_event_name":"beforeShellExecution","command":["ls"]}`, "command is not a string"},
 		{"cursor preToolUse without tool_input", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Shell"}`, "missing tool_input"},
+		{"cursor workspace root not unicode", "cursor", "{\"hook_event_name\":\"beforeShellExecution\",\"workspace_roots\":[\"/r\xff\"],\"command\":\"ls\"}", "workspace_roots is not valid unicode"},
+		{"cline workspace root not unicode", "cline", "{\"hookName\":\"PreToolUse\",\"workspaceRoots\":[\"/w\\udc00\"],\"preToolUse\":{\"toolName\":\"execute_command\",\"parameters\":{\"command\":\"ls\"}}}", "workspaceRoots is not valid unicode"},
 		{"codex other event", "codex", geminiSample, "read codex payload: hook event is BeforeTool, want PreToolUse"},
 	}
 	for _, tt := range tests {
@@ -207,8 +211,8 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false}}}`,
 		},
 		{
-			"claude rewrite sample: no decision, even where an old policy says allow", "claude", claudeSample,
-			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound, RewriteAs: rules.SettingAllow},
+			"claude rewrite sample: no decision", "claude", claudeSample,
+			Answer{Verdict: rules.VerdictRewrite, Reason: "ctxguard pinned --subscription dev-sub", Command: bound},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"az group list --subscription dev-sub","description":"List resource groups","timeout":120000,"run_in_background":false},"additionalContext":"ctxguard pinned --subscription dev-sub"}}`,
 		},
 		{
@@ -248,7 +252,7 @@ func TestEncode(t *testing.T) {
 			`{"modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"},"additionalContext":"bound"}`,
 		},
 		{
-			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, RewriteAs: rules.SettingAsk},
+			"copilot rewrite, policy says ask", "copilot", copilotSample, Answer{Verdict: rules.VerdictRewrite, Command: bound, ConfirmRewrite: true},
 			`{"permissionDecision":"ask","modifiedArgs":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}`,
 		},
 		{
@@ -269,7 +273,7 @@ func TestEncode(t *testing.T) {
 			`{"systemMessage":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
-			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.SettingAsk},
+			"gemini rewrite, policy says ask", "gemini", geminiFullSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, ConfirmRewrite: true},
 			`{"decision":"ask","reason":"bound","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"az group list --subscription dev-sub","description":"List resource groups"}}}`,
 		},
 		{
@@ -315,7 +319,7 @@ func TestEncode(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive — this harness cannot ask the user to confirm a command, so ctxguard refuses it: ask the user to run it themselves, as: az group list --subscription dev-sub"}}`,
 		},
 		{
-			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, RewriteAs: rules.SettingAsk},
+			"codex rewrite the policy wants shown: deny with the fixed command", "codex", codexSample, Answer{Verdict: rules.VerdictRewrite, Reason: "bound", Command: bound, ConfirmRewrite: true},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bound — this harness cannot run a changed command in place of the one sent, so run exactly this instead: az group list --subscription dev-sub"}}`,
 		},
 		{
@@ -355,24 +359,23 @@ func TestEncode(t *testing.T) {
 // never nag); only a policy that wants every rewrite confirmed (rewrite: ask) asks.
 func TestClaudeRewriteModes(t *testing.T) {
 	tests := []struct {
-		mode      string
-		rewriteAs rules.Setting
-		want      string
+		mode    string
+		confirm bool
+		want    string
 	}{
-		{"default", rules.SettingUnset, ""},
-		{"plan", rules.SettingUnset, ""},
-		{"acceptEdits", rules.SettingUnset, ""},
-		{"", rules.SettingUnset, ""},
-		{"someFutureMode", rules.SettingUnset, ""},
-		{"auto", rules.SettingUnset, ""},
-		{"dontAsk", rules.SettingUnset, ""},
-		{"bypassPermissions", rules.SettingUnset, ""},
-		{"dontAsk", rules.SettingAllow, ""},
-		{"bypassPermissions", rules.SettingAsk, "ask"},
+		{"default", false, ""},
+		{"plan", false, ""},
+		{"acceptEdits", false, ""},
+		{"", false, ""},
+		{"someFutureMode", false, ""},
+		{"auto", false, ""},
+		{"dontAsk", false, ""},
+		{"bypassPermissions", false, ""},
+		{"bypassPermissions", true, "ask"},
 	}
 	h, _ := Lookup("claude")
 	for _, tt := range tests {
-		t.Run(tt.mode+"/"+tt.rewriteAs.String(), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/confirm=%v", tt.mode, tt.confirm), func(t *testing.T) {
 			payload := `{"permission_mode":"` + tt.mode + `","tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
 			if tt.mode == "" {
 				payload = `{"tool_name":"Bash","tool_input":{"command":"kubectl get pods"}}`
@@ -382,7 +385,7 @@ func TestClaudeRewriteModes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictRewrite, Command: "kubectl get pods --context dev", RewriteAs: tt.rewriteAs}); err != nil {
+			if err := h.Encode(&out, req, Answer{Verdict: rules.VerdictRewrite, Command: "kubectl get pods --context dev", ConfirmRewrite: tt.confirm}); err != nil {
 				t.Fatal(err)
 			}
 			var got struct {
@@ -437,7 +440,6 @@ func TestEncodeErrors(t *testing.T) {
 			{"rewrite without a command", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite}, "rewrite without a command"},
 			{"rewrite without a request", nil, Answer{Verdict: rules.VerdictRewrite, Command: "ls"}, "needs the decoded request"},
 			{"rewrite of a hand-made request", &Request{Request: rules.Request{Command: "ls"}}, Answer{Verdict: rules.VerdictRewrite, Command: "ls -a"}, "needs the decoded request"},
-			{"unknown RewriteAs", decoded(h, payload), Answer{Verdict: rules.VerdictRewrite, Command: "ls", RewriteAs: rules.SettingDeny}, `unknown rewrite answer "deny"`},
 		}
 		for _, tt := range tests {
 			if cannotRewrite[name] && strings.Contains(tt.want, "needs the decoded request") {

@@ -1,14 +1,11 @@
 package harness
 
-import "path/filepath"
-
 // kilo is Kilo Code's CLI (kilo), an opencode fork that loads the same plugins from its own
 // folders ({plugin,plugins}/*.{ts,js} under ~/.config/kilo and .kilo/); the plugin is opencode's.
 var kilo = plugin{name: "kilo", shells: shellTools{"bash": {"bash", "bash"}}, limits: limits{rewrite: true}}
 
 var kiloSetup = Setup{
-	Harness: "kilo",
-	Title:   "Kilo Code",
+	Title: "Kilo Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return kiloDir(home, env) + "/plugins/ctxguard.js"
 	},
@@ -31,5 +28,5 @@ var kiloSetup = Setup{
 
 // kiloDir is Kilo Code's config folder, ${XDG_CONFIG_HOME:-~/.config}/kilo.
 func kiloDir(home string, env func(string) (string, bool)) string {
-	return fromEnv(env, "XDG_CONFIG_HOME", filepath.ToSlash(home)+"/.config") + "/kilo"
+	return xdgConfig(home, env) + "/kilo"
 }

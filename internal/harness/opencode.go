@@ -2,7 +2,6 @@ package harness
 
 import (
 	_ "embed"
-	"path/filepath"
 )
 
 // opencodeShim is ctxguard's opencode plugin, which Kilo Code (an opencode fork) loads too.
@@ -21,8 +20,7 @@ var opencode = plugin{name: "opencode", shells: shellTools{"bash": {"bash", "bas
 // loads at startup, every file of it: those folders and the config files that list plugins are
 // protected as a whole.
 var opencodeSetup = Setup{
-	Harness: "opencode",
-	Title:   "opencode",
+	Title: "opencode",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return opencodeDir(home, env) + "/plugins/ctxguard.js"
 	},
@@ -45,7 +43,7 @@ var opencodeSetup = Setup{
 
 // opencodeDir is opencode's config folder, ${XDG_CONFIG_HOME:-~/.config}/opencode on every system.
 func opencodeDir(home string, env func(string) (string, bool)) string {
-	return fromEnv(env, "XDG_CONFIG_HOME", filepath.ToSlash(home)+"/.config") + "/opencode"
+	return xdgConfig(home, env) + "/opencode"
 }
 
 // pluginFiles are the files through which a harness that loads every file of a plugins folder

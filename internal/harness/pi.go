@@ -17,8 +17,7 @@ var pi = plugin{name: "pi", shells: shellTools{"bash": {"bash", "bash"}}, limits
 // piSetup installs the extension as ctxguard.js in pi's extensions folder, which pi discovers at
 // startup ($PI_CODING_AGENT_DIR moves ~/.pi/agent).
 var piSetup = Setup{
-	Harness: "pi",
-	Title:   "pi",
+	Title: "pi",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return piDir(home, env) + "/extensions/ctxguard.js"
 	},

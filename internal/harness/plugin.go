@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 // plugin is the protocol between ctxguard and the small plugins it installs into the harnesses
@@ -27,15 +28,7 @@ type plugin struct {
 func (p plugin) Name() string { return p.name }
 
 func (p plugin) decode(top object) (*Request, error) {
-	req, err := p.decodeCall(top)
-	if err != nil {
-		return nil, fmt.Errorf("read %s payload: %w", p.name, err)
-	}
-	return req, nil
-}
-
-func (p plugin) decodeCall(top object) (*Request, error) {
-	req := &Request{Request: rules.Request{Harness: p.name}}
+	req := &Request{}
 	if err := top.strs(field{"tool", &req.Tool}, field{"session", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
 	}
@@ -124,10 +117,11 @@ func shim(source, harness, self string) []byte {
 	return []byte(strings.ReplaceAll(s, "HARNESS", harness))
 }
 
-// joinDir is dir, or dir under base when it is relative.
+// joinDir is a tool's directory dir, or dir under base (the hook's cwd) when it is relative.
+// Either system's absolute path counts as absolute: the payload may come from either.
 func joinDir(base, dir string) string {
-	if isAbs(dir) || base == "" {
+	if paths.IsAbs(dir, "linux") || paths.IsAbs(dir, "windows") || base == "" {
 		return dir
 	}
-	return strings.TrimSuffix(base, "/") + "/" + dir
+	return filepath.Join(base, dir)
 }

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 )
 
@@ -14,39 +12,15 @@ import (
 // It cannot rewrite: its PreToolUse output has no updatedInput (only PermissionRequest's answer
 // does, in 0.24), and an allow that carries one runs the original command. A rewrite is
 // therefore a deny that carries the fixed command. Its ask is honoured, and headless (-p) it is
-// a refusal.
-type qwen struct{}
-
-// qwenShells maps Qwen Code's shell tool to its shell.
-var qwenShells = shellTools{"run_shell_command": {"bash", "bash"}}
-
-var qwenLimits = limits{rewrite: false, ask: true}
-
-func (qwen) Name() string { return "qwen" }
-
-func (qwen) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, "qwen", qwenShells)
-	if err != nil {
-		return nil, fmt.Errorf("read qwen payload: %w", err)
-	}
-	return req, nil
-}
-
-func (qwen) Encode(w io.Writer, req *Request, a Answer) error {
-	d, err := decide(req, narrow(a, qwenLimits), "")
-	if err != nil {
-		return fmt.Errorf("answer qwen: %w", err)
-	}
-	return writeClaude(w, "qwen", d)
-}
+// a refusal. Its shell tool is run_shell_command.
+var qwen = snakeCase{name: "qwen", shells: shellTools{"run_shell_command": {"bash", "bash"}}, limits: limits{rewrite: false, ask: true}}
 
 // qwenSetup wires ctxguard into Qwen Code: a PreToolUse group for its shell tool in Claude Code's
 // layout, in Gemini CLI's settings files. Its timeout is in seconds, but a value of 1000 or more
 // is read as milliseconds (older builds took milliseconds only), so 30000 is 30 s for all of
 // them.
 var qwenSetup = Setup{
-	Harness: "qwen",
-	Title:   "Qwen Code",
+	Title: "Qwen Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".qwen", "settings.json"))
 	},

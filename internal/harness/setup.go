@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxguard/ctxguard/internal/shell"
 )
 
 // Setup is how ctxguard is wired into one harness: the files the harness reads hooks from, and
@@ -13,7 +16,7 @@ import (
 // takes them out, `doctor` looks for them and runs them, and the guard protects the files. Each
 // harness's file cites the harness's documentation for its facts.
 type Setup struct {
-	Harness string // the adapter's name, as in `ctxguard install NAME`
+	Harness string // the adapter's name, as in `ctxguard install NAME` (set by the registry)
 	Title   string // the product's name, for messages
 	// UserFile is the user-scope file; ProjectFile the project-scope one, relative to the
 	// project root. Both use forward slashes.
@@ -60,6 +63,9 @@ type Setup struct {
 	Own bool
 	// Entries returns the hooks that run the ctxguard binary at self.
 	Entries func(self string, o Options) []Entry
+	// RewriteHook is set where Options.Rewrite adds a hook that can rewrite to those Entries
+	// returns (Cursor's preToolUse); every other harness's hook rewrites already.
+	RewriteHook bool
 	// Probe returns a payload for a harmless command as the harness sends it to a hook on
 	// event, for doctor's self-test.
 	Probe func(event, command, cwd string) []byte
@@ -176,22 +182,22 @@ type Entry struct {
 	Value []byte
 }
 
-var setups = []*Setup{
-	&claudeSetup, &copilotSetup, &geminiSetup, &cursorSetup, &codexSetup, &windsurfSetup, &clineSetup,
-	&opencodeSetup, &kiloSetup, &piSetup, &qwenSetup, &droidSetup, &crushSetup, &gooseSetup,
-}
-
 // Setups returns every harness's setup, in the order of [Names].
-func Setups() []*Setup { return setups }
+func Setups() []*Setup {
+	out := make([]*Setup, len(registry))
+	for i, h := range registry {
+		out[i] = h.setup
+	}
+	return out
+}
 
 // SetupFor returns the setup of the named harness.
 func SetupFor(name string) (*Setup, bool) {
-	for _, s := range setups {
-		if s.Harness == name {
-			return s, true
-		}
+	i := slices.IndexFunc(registry, func(h registered) bool { return h.Name() == name })
+	if i < 0 {
+		return nil, false
 	}
-	return nil, false
+	return registry[i].setup, true
 }
 
 // timeout is how long a harness should wait for the hook, in seconds. ctxguard answers in
@@ -203,6 +209,13 @@ const timeout = 30
 // variable may move.
 func homeDir(home string, env func(string) (string, bool), variable, dir string) string {
 	return fromEnv(env, variable, filepath.ToSlash(filepath.Join(home, dir)))
+}
+
+// xdgConfig is ${XDG_CONFIG_HOME:-~/.config}, the folder under which opencode, Kilo Code and
+// Crush keep their settings. It is the harnesses' rule, not ctxguard's own (package paths, which
+// ignores a relative value): where a harness reads is what matters here.
+func xdgConfig(home string, env func(string) (string, bool)) string {
+	return homeDir(home, env, "XDG_CONFIG_HOME", ".config")
 }
 
 // LineShell is how every harness that runs a hook as a command line runs it on goos: the
@@ -247,24 +260,17 @@ func line(goos, self string, args ...string) string {
 
 // shLine is a POSIX sh line.
 func shLine(self string, args ...string) string {
-	return shQuote(self) + " " + strings.Join(args, " ")
+	return shell.QuotePOSIX(self) + " " + strings.Join(args, " ")
 }
 
-// psLine is a PowerShell line. A path with a space must be quoted, and a quoted string at the
-// start of a line is an expression, after which a word is a parse error: the call operator &
-// makes it a command (about_Operators, "Call operator &").
+// psLine is a PowerShell line. A quoted string at the start of a line is an expression, after
+// which a word is a parse error: the call operator & makes it a command (about_Operators, "Call
+// operator &").
 func psLine(self string, args ...string) string {
-	if strings.ContainsAny(self, " '\"`$&(){}[];,@#") {
-		return "& '" + strings.ReplaceAll(self, "'", "''") + "' " + strings.Join(args, " ")
+	if q := shell.QuotePowerShell(self); q != self {
+		self = "& " + q
 	}
 	return self + " " + strings.Join(args, " ")
-}
-
-func shQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:@%=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // compact encodes v (structs keep their field order) without HTML escaping.

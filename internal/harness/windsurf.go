@@ -22,14 +22,6 @@ const windsurfEvent = "pre_run_command"
 func (windsurf) Name() string { return "windsurf" }
 
 func (windsurf) decode(top object) (*Request, error) {
-	req, err := decodeWindsurf(top)
-	if err != nil {
-		return nil, fmt.Errorf("read windsurf payload: %w", err)
-	}
-	return req, nil
-}
-
-func decodeWindsurf(top object) (*Request, error) {
 	event, _, err := top.str("agent_action_name")
 	if err != nil {
 		return nil, err
@@ -37,7 +29,7 @@ func decodeWindsurf(top object) (*Request, error) {
 	if event != windsurfEvent {
 		return nil, fmt.Errorf("hook event is %q, want %s", event, windsurfEvent)
 	}
-	req := &Request{Request: rules.Request{Harness: "windsurf", Tool: "run_command", Shell: hostShell()}}
+	req := &Request{Request: rules.Request{Tool: "run_command", Shell: hostShell()}}
 	if err := top.strs(field{"trajectory_id", &req.Session}); err != nil {
 		return nil, err
 	}
@@ -85,8 +77,7 @@ type windsurfHook struct {
 // workspace's hooks.json. Cascade merges them with the machine's file and runs all of them,
 // system first.
 var windsurfSetup = Setup{
-	Harness: "windsurf",
-	Title:   "Windsurf",
+	Title: "Windsurf",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".codeium", "windsurf", "hooks.json"))
 	},

@@ -352,6 +352,9 @@ func TestOwnedPathWithSpace(t *testing.T) {
 		{`{"type":"command","powershell":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness copilot"}`, true},
 		{`{"type":"command","command":"\"C:\\Program Files\\ctxguard\\ctxguard.exe\" hook --harness cursor"}`, true},
 		{`{"type":"command","command":"x","commandWindows":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness codex"}`, true},
+		{`{"type":"command","powershell":"& 'C:\\Users\\O''Brien\\go\\bin\\ctxguard.exe' hook --harness copilot"}`, true},
+		{`{"type":"command","bash":"/opt/ctxguard hook","powershell":"x"}`, true},
+		{`{"type":"command","command":"C:\\bin\\CtxGuard.Exe","args":["hook"]}`, true},
 		// An exec form that runs another program with ctxguard as an argument is not ctxguard's.
 		{`{"type":"command","command":"C:\\tools\\lint.exe","args":["ctxguard"]}`, false},
 		{`{"type":"command","command":"C:\\Users\\First Last\\bin\\lint.exe","args":["hook"]}`, false},

@@ -64,27 +64,16 @@ func (h Hook) Command(goos string) (argv []string, line string) {
 	return nil, ""
 }
 
-// Owned reports whether a handler is ctxguard's: the program it runs is named ctxguard or
-// ctxguard.exe, in any directory. The program is the whole of an exec form's command (Claude
-// Code's command with args, Copilot CLI's exec), which is a path and may hold spaces
-// (C:\Users\First Last\go\bin\ctxguard.exe), or else the first word of a shell line under
-// command, commandWindows, bash or powershell.
+// Owned reports whether a handler is ctxguard's: the program it runs ([Program] of
+// [Hook.Command]) is named ctxguard or ctxguard.exe, in any directory, on either system (a
+// handler may hold a line for each).
 func Owned(handler *Node) bool {
 	if handler == nil || handler.Kind != Object {
 		return false
 	}
-	_, execForm := handler.Get("args").Strs()
-	for _, k := range []string{"command", "commandWindows", "bash", "powershell", "exec"} {
-		s, ok := handler.Get(k).Str()
-		if !ok {
-			continue
-		}
-		// In an exec form (exec, or command with args) the value is the program's path, which
-		// may hold spaces; elsewhere it is a shell line.
-		if k != "exec" && !(k == "command" && execForm) {
-			s = Program(nil, s)
-		}
-		if isSelf(s) {
+	h := Hook{Handler: handler}
+	for _, goos := range []string{"linux", "windows"} {
+		if isSelf(Program(h.Command(goos))) {
 			return true
 		}
 	}
@@ -92,7 +81,8 @@ func Owned(handler *Node) bool {
 }
 
 // Program is the program a hook runs: argv[0] of an exec form, else the first word of its shell
-// line, unquoted, after PowerShell's call operator &.
+// line, unquoted, after PowerShell's call operator &. Within single quotes two quotes stand for
+// one, as PowerShell reads them (the home folder of a user named O'Brien).
 func Program(argv []string, line string) string {
 	if argv != nil {
 		return argv[0]
@@ -105,10 +95,17 @@ func Program(argv []string, line string) string {
 		return ""
 	}
 	if q := s[0]; q == '\'' || q == '"' {
-		if end := strings.IndexByte(s[1:], q); end >= 0 {
-			return s[1 : 1+end]
+		var b strings.Builder
+		for i := 1; i < len(s); i++ {
+			if s[i] == q {
+				if q != '\'' || i+1 >= len(s) || s[i+1] != q {
+					break
+				}
+				i++
+			}
+			b.WriteByte(s[i])
 		}
-		return s[1:]
+		return b.String()
 	}
 	if i := strings.IndexAny(s, " \t"); i >= 0 {
 		return s[:i]
@@ -116,10 +113,11 @@ func Program(argv []string, line string) string {
 	return s
 }
 
+// isSelf reports whether path names the ctxguard binary, ctxguard.exe on Windows, whose file
+// names are case-insensitive.
 func isSelf(path string) bool {
-	base := path[strings.LastIndexAny(path, `/\`)+1:]
-	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".EXE")
-	return strings.EqualFold(base, "ctxguard")
+	base := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+	return strings.TrimSuffix(base, ".exe") == "ctxguard"
 }
 
 // Find lists ctxguard's handlers in a file, in the order of layout.Events.

@@ -17,21 +17,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/lock"
+	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/rules"
 )
-
-// Destructive is the rule word that lifts every destructive entry.
-const Destructive = "destructive"
 
 // MaxFor is the longest a lift may last: a lift is for a task, not a policy change.
 const MaxFor = 24 * time.Hour
 
 // Lift lets the calls that one rule would deny or ask about through, until it expires.
 type Lift struct {
-	Rule    string    `json:"rule"`              // a rule id, or Destructive
+	Rule    string    `json:"rule"`              // a rule id, or rules.RuleDestructive
 	Session string    `json:"session,omitempty"` // only this harness session ("" for all)
 	Until   time.Time `json:"until"`
 	Created time.Time `json:"created"`
@@ -42,16 +40,13 @@ type Lift struct {
 // Covers reports whether l lifts rule for a call of session at now.
 func (l Lift) Covers(rule, session string, now time.Time) bool {
 	return now.Before(l.Until) && (l.Session == "" || l.Session == session) &&
-		(l.Rule == rule || l.Rule == Destructive && IsDestructive(rule))
+		(l.Rule == rule || l.Rule == rules.RuleDestructive && rules.IsDestructiveRule(rule))
 }
 
-// IsDestructive reports whether rule is a destructive entry's id (PROVIDER.destructive.SLUG).
-func IsDestructive(rule string) bool { return strings.Contains(rule, "."+Destructive+".") }
-
 // Locked reports whether no lift lifts rule: locked lists what the managed layer wrote
-// (rules.Policy.Locked), its rules' ids and Destructive when it sets destructive.
+// (policy.Policy.Locked), its rules' ids and rules.RuleDestructive when it sets destructive.
 func Locked(rule string, locked []string) bool {
-	return slices.Contains(locked, rule) || (rule == Destructive || IsDestructive(rule)) && slices.Contains(locked, Destructive)
+	return slices.Contains(locked, rule) || (rule == rules.RuleDestructive || rules.IsDestructiveRule(rule)) && slices.Contains(locked, rules.RuleDestructive)
 }
 
 // String describes the lift for a reason or a listing.
@@ -136,7 +131,7 @@ func Active(lifts []Lift, now time.Time) []Lift {
 // replaced.
 func Update(path string, now time.Time, change func([]Lift) []Lift) ([]Lift, error) {
 	if path == "" {
-		return nil, errors.New("there is no state folder for the lift file (no home directory and no absolute XDG_STATE_HOME)")
+		return nil, fmt.Errorf("the lift file: %w", paths.ErrNoStateDir)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

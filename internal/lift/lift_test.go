@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 var t0 = time.Date(2026, 12, 4, 15, 0, 0, 0, time.UTC)
@@ -22,9 +24,9 @@ func TestCovers(t *testing.T) {
 		{Lift{Rule: "az.destructive.group-delete", Until: t0.Add(time.Minute)}, "az.destructive.group-delete", "s", t0, true},
 		{Lift{Rule: "az.destructive.group-delete", Until: t0.Add(time.Minute)}, "az.destructive.vm-delete", "s", t0, false},
 		{Lift{Rule: "az.destructive.group-delete", Until: t0.Add(time.Minute)}, "az.destructive.group-delete", "s", t0.Add(time.Minute), false},
-		{Lift{Rule: Destructive, Until: t0.Add(time.Minute)}, "kubectl.destructive.delete", "", t0, true},
-		{Lift{Rule: Destructive, Until: t0.Add(time.Minute)}, "user.project.1", "", t0, false},
-		{Lift{Rule: Destructive, Until: t0.Add(time.Minute)}, "self.policy-write", "", t0, false},
+		{Lift{Rule: rules.RuleDestructive, Until: t0.Add(time.Minute)}, "kubectl.destructive.delete", "", t0, true},
+		{Lift{Rule: rules.RuleDestructive, Until: t0.Add(time.Minute)}, "user.project.1", "", t0, false},
+		{Lift{Rule: rules.RuleDestructive, Until: t0.Add(time.Minute)}, "self.policy-write", "", t0, false},
 		{Lift{Rule: "no-prod", Session: "a", Until: t0.Add(time.Minute)}, "no-prod", "a", t0, true},
 		{Lift{Rule: "no-prod", Session: "a", Until: t0.Add(time.Minute)}, "no-prod", "b", t0, false},
 		{Lift{Rule: "no-prod", Session: "a", Until: t0.Add(time.Minute)}, "no-prod", "", t0, false},

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,7 +44,7 @@ func (e Env) Get(name string) (value string, ok bool) {
 // ConfigDir is ctxguard's folder in the config home, ${XDG_CONFIG_HOME:-~/.config}/ctxguard.
 // It is "" when there is neither an absolute XDG_CONFIG_HOME nor a home directory.
 func (e Env) ConfigDir() string {
-	home := e.xdg("XDG_CONFIG_HOME", ".config")
+	home := e.xdg("XDG_CONFIG_HOME", e.inHome(".config"))
 	if home == "" {
 		return ""
 	}
@@ -54,19 +55,23 @@ func (e Env) ConfigDir() string {
 // on Windows %LOCALAPPDATA%\ctxguard when XDG_STATE_HOME is not set, since XDG is not a
 // convention there. It is "" when none of them is known.
 func (e Env) StateDir() string {
-	home := ""
-	if v, ok := e.Get("XDG_STATE_HOME"); ok && e.IsAbs(v) {
-		home = v
-	} else if v, ok := e.Get("LOCALAPPDATA"); ok && e.GOOS() == "windows" {
-		home = v
-	} else if e.Home != "" {
-		home = e.Join(e.Home, ".local", "state")
+	def := e.inHome(".local", "state")
+	if v, ok := e.Get("LOCALAPPDATA"); ok && e.GOOS() == "windows" {
+		def = v
 	}
+	home := e.xdg("XDG_STATE_HOME", def)
 	if home == "" {
 		return ""
 	}
 	return e.Join(home, "ctxguard")
 }
+
+// ErrNoStateDir is the error of a feature that needs the state folder ([Env.StateDir]) where
+// there is none.
+var ErrNoStateDir = errors.New("there is no state folder (no home directory and no absolute XDG_STATE_HOME)")
+
+// Sessions is the folder of the session memory, <StateDir>/sessions; "" without a state home.
+func (e Env) Sessions() string { return e.inState("sessions") }
 
 // CreatedFiles lists the harness settings files that `ctxguard install` created,
 // <StateDir>/created-files, one path a line: uninstall removes such a file when it leaves it as
@@ -141,16 +146,21 @@ func (e Env) inConfig(name string) string {
 	return e.Join(dir, name)
 }
 
-// xdg is an XDG base directory: the variable when it holds an absolute path, else rel under the
-// home directory, else "".
-func (e Env) xdg(name, rel string) string {
+// xdg is an XDG base directory: the variable when it holds an absolute path (a relative one is
+// invalid and ignored), else def.
+func (e Env) xdg(name, def string) string {
 	if v, ok := e.Get(name); ok && e.IsAbs(v) {
 		return v
 	}
+	return def
+}
+
+// inHome is rel under the home directory; "" without one.
+func (e Env) inHome(rel ...string) string {
 	if e.Home == "" {
 		return ""
 	}
-	return e.Join(e.Home, rel)
+	return e.Join(append([]string{e.Home}, rel...)...)
 }
 
 // GOOS is the system e is for: OS, or the running one.
@@ -190,20 +200,21 @@ func (e Env) Join(elem ...string) string {
 	return strings.ReplaceAll(vol+path.Clean(joined), "/", `\`)
 }
 
-// IsAbs reports whether p is an absolute path on e's system.
-func (e Env) IsAbs(p string) bool {
-	if !e.foreign() {
-		return filepath.IsAbs(p)
-	}
-	if e.GOOS() != "windows" {
+// IsAbs reports whether p is an absolute path on e's system ([IsAbs]).
+func (e Env) IsAbs(p string) bool { return IsAbs(p, e.GOOS()) }
+
+// IsAbs reports whether p is an absolute path on goos, by its spelling alone, so that a Windows
+// user's paths can be judged on Linux and the other way round. On Windows that is a drive letter
+// and a slash (C:\ or C:/) or a share (\\server\share, //server/share); a path rooted without a
+// drive (\x) is not, since it names a place on the working directory's drive
+// (https://learn.microsoft.com/windows/win32/fileio/naming-a-file#fully-qualified-vs-relative-paths).
+// Elsewhere it is a leading /.
+func IsAbs(p, goos string) bool {
+	if goos != "windows" {
 		return strings.HasPrefix(p, "/")
 	}
 	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
-		return true // a UNC path, \\server\share
+		return true
 	}
-	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
-		c := p[0] | 0x20
-		return c >= 'a' && c <= 'z'
-	}
-	return false
+	return len(p) >= 3 && isLetter(p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }

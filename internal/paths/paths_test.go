@@ -1,6 +1,10 @@
 package paths
 
-import "testing"
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
 
 func lookup(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
@@ -141,6 +145,9 @@ func TestJoinAndIsAbs(t *testing.T) {
 		{windows, `\x`, false},
 		{windows, "C:x", false},
 		{windows, "x", false},
+		{windows, "/x", false},
+		{windows, "1:/x", false},
+		{linux, `C:\x`, false},
 	} {
 		if got := tt.env.IsAbs(tt.path); got != tt.want {
 			t.Errorf("%s IsAbs(%q) = %v, want %v", tt.env.OS, tt.path, got, tt.want)
@@ -196,5 +203,34 @@ func TestAbs(t *testing.T) {
 		if got := tt.env.Abs(tt.dir, tt.path); got != tt.want {
 			t.Errorf("%s Abs(%q, %q) = %q, want %q", tt.env.OS, tt.dir, tt.path, got, tt.want)
 		}
+	}
+}
+
+func TestUp(t *testing.T) {
+	for _, tt := range []struct {
+		dir  string
+		want []string
+	}{
+		{"", nil},
+		{filepath.FromSlash("/a/b/"), []string{filepath.FromSlash("/a/b"), filepath.FromSlash("/a"), filepath.FromSlash("/")}},
+		{"a/b", []string{filepath.FromSlash("a/b"), "a", "."}},
+	} {
+		var got []string
+		for d := range Up(tt.dir) {
+			got = append(got, d)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Up(%q) = %q, want %q", tt.dir, got, tt.want)
+		}
+	}
+	// A caller that stops is not asked again.
+	n := 0
+	for range Up(filepath.FromSlash("/a/b/c")) {
+		if n++; n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("Up went on after a break: %d", n)
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/internal/audit"
+	"github.com/ctxguard/ctxguard/internal/paths"
 )
 
 // minAuditSize is the smallest size limit a policy may set: below it the trail would rotate
@@ -16,8 +17,8 @@ const minAuditSize = 64 << 10
 // A project file may only turn it on: where the trail goes and how much of it is kept are the
 // user's or the organisation's to say, or a repository could make ctxguard append to a file of
 // its choosing, or keep a trail too small to tell anything.
-func (c *checker) audit(v any, layer string) rules.AuditTrail {
-	var a rules.AuditTrail
+func (c *checker) audit(v any, layer string) audit.Trail {
+	var a audit.Trail
 	switch v := v.(type) {
 	case nil:
 		if _, written := c.pos.At("audit"); written {
@@ -35,7 +36,8 @@ func (c *checker) audit(v any, layer string) rules.AuditTrail {
 				switch {
 				case !ok || strings.TrimSpace(s) == "":
 					c.errorf(path, "audit path must be a file name")
-				case !strings.HasPrefix(s, "~/") && !isAbs(s):
+				// A policy file may be read on Linux and on Windows alike.
+				case !strings.HasPrefix(s, "~/") && !paths.IsAbs(s, "linux") && !paths.IsAbs(s, "windows"):
 					c.errorf(path, "audit path %q must be absolute (or start with ~/)", s)
 				default:
 					a.Path, a.PathSrc = s, c.src(path)
@@ -64,15 +66,6 @@ func (c *checker) audit(v any, layer string) rules.AuditTrail {
 		a.Src = c.src("audit")
 	}
 	return a
-}
-
-// isAbs reports whether p is absolute on any system ctxguard runs on: a policy file may be read
-// on Linux and on Windows alike.
-func isAbs(p string) bool {
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) {
-		return true
-	}
-	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z')
 }
 
 // size reads a size: a number of bytes, or a number with a unit (KiB, MiB, GiB; KB, MB, GB; B).
@@ -105,7 +98,7 @@ func size(v any) (int64, error) {
 
 // mergeAudit adds a more specific layer's audit setting: it can turn the trail on, never off,
 // and names the file and limit only where no earlier layer did.
-func mergeAudit(dst *rules.AuditTrail, src rules.AuditTrail) {
+func mergeAudit(dst *audit.Trail, src audit.Trail) {
 	if src.On && !dst.On {
 		dst.On, dst.Src = true, src.Src
 	}

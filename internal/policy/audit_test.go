@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -12,18 +13,18 @@ func TestParseAudit(t *testing.T) {
 	src := func(line int) rules.Source { return rules.Source{File: file, Line: line} }
 	for _, tt := range []struct {
 		yaml, layer string
-		want        rules.AuditTrail
+		want        audit.Trail
 	}{
-		{"version: 1\n", User, rules.AuditTrail{}},
-		{"audit: true\n", Project, rules.AuditTrail{On: true, Src: src(1)}},
-		{"audit: false\n", Project, rules.AuditTrail{}},
-		{"audit: {}\n", User, rules.AuditTrail{On: true, Src: src(1)}},
+		{"version: 1\n", User, audit.Trail{}},
+		{"audit: true\n", Project, audit.Trail{On: true, Src: src(1)}},
+		{"audit: false\n", Project, audit.Trail{}},
+		{"audit: {}\n", User, audit.Trail{On: true, Src: src(1)}},
 		{"audit:\n  path: /var/log/ctxguard/audit.jsonl\n  max_size: 20MiB\n", Managed,
-			rules.AuditTrail{On: true, Src: src(1), Path: "/var/log/ctxguard/audit.jsonl", PathSrc: src(2), MaxSize: 20 << 20}},
+			audit.Trail{On: true, Src: src(1), Path: "/var/log/ctxguard/audit.jsonl", PathSrc: src(2), MaxSize: 20 << 20}},
 		{"audit: {path: ~/logs/ctxguard.jsonl, max_size: 1048576}\n", User,
-			rules.AuditTrail{On: true, Src: src(1), Path: "~/logs/ctxguard.jsonl", PathSrc: src(1), MaxSize: 1 << 20}},
+			audit.Trail{On: true, Src: src(1), Path: "~/logs/ctxguard.jsonl", PathSrc: src(1), MaxSize: 1 << 20}},
 		{`audit: {path: 'C:\ProgramData\ctxguard\audit.jsonl', max_size: 5MB}` + "\n", Managed,
-			rules.AuditTrail{On: true, Src: src(1), Path: `C:\ProgramData\ctxguard\audit.jsonl`, PathSrc: src(1), MaxSize: 5e6}},
+			audit.Trail{On: true, Src: src(1), Path: `C:\ProgramData\ctxguard\audit.jsonl`, PathSrc: src(1), MaxSize: 5e6}},
 	} {
 		p, err := Parse([]byte(tt.yaml), file, tt.layer, testProviders)
 		if err != nil {

@@ -1,5 +1,5 @@
 // Package policy finds the user's policy files, reads them strictly and merges them into one
-// [rules.Policy] for the engine.
+// [Policy]: the [rules.Policy] the engine reads, and what the hook reads beside it.
 //
 // There are three layers, all optional: managed (an organisation's, in a system directory), user
 // (house rules, in the user's config directory) and project (the nearest .ctxguard.yaml above

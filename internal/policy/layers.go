@@ -1,5 +1,12 @@
 package policy
 
+import (
+	"os"
+
+	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/rules"
+)
+
 // Layer is where one layer's policy file is looked for, and whether it is there.
 type Layer struct {
 	Name string // Managed, User or Project
@@ -16,7 +23,11 @@ func Layers(o Options) ([]Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Layer{{Name: Managed, File: o.ManagedPolicy()}, {Name: User, File: o.UserPolicy()}, {Name: Project}}
+	var out []Layer
+	for _, f := range o.fixed() {
+		out = append(out, Layer{Name: f.Layer, File: f.File})
+	}
+	out = append(out, Layer{Name: Project})
 	for _, f := range files {
 		for i := range out {
 			if out[i].Name == f.Layer {
@@ -25,4 +36,26 @@ func Layers(o Options) ([]Layer, error) {
 		}
 	}
 	return out, nil
+}
+
+// fixed are the layers whose file is at a fixed place, in merge order; the project layer's is
+// found by walking up from the working directory.
+func (o Options) fixed() []rules.PolicyFile {
+	return []rules.PolicyFile{{Layer: Managed, File: o.ManagedPolicy()}, {Layer: User, File: o.UserPolicy()}}
+}
+
+// LayerOf is the layer a policy file is read as: the managed or the user policy when it is that
+// file (the same file, however named), else a project's, where what only a user or an
+// administrator may set (such as where the audit trail goes) is an error.
+func LayerOf(file string, env paths.Env) string {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return Project
+	}
+	for _, l := range (Options{Env: env}).fixed() {
+		if other, err := os.Stat(l.File); l.File != "" && err == nil && os.SameFile(fi, other) {
+			return l.Layer
+		}
+	}
+	return Project
 }

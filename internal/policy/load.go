@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,19 +36,19 @@ const (
 	Project = "project"
 )
 
-// ProjectFile is the name of the project policy file.
-const ProjectFile = ".ctxguard.yaml"
+// ProjectFile is the name of the project policy file ([rules.ProjectFile]).
+const ProjectFile = rules.ProjectFile
 
 // Load finds the policy files for o, reads each strictly and merges them, managed first. With no
 // file anywhere it returns a Policy without Files, under which the caller allows everything.
 // When a file does not load, the error comes with the layers merged before it (nil when the
 // files cannot be found), so that a trail the managed layer turned on still records the deny.
-func Load(o Options) (*rules.Policy, error) {
+func Load(o Options) (*Policy, error) {
 	files, err := find(o)
 	if err != nil {
 		return nil, err
 	}
-	p := &rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}
+	p := &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}}
 	cache := codec.Cache{Dir: o.PolicyCache(), Build: buildID()}
 	for _, f := range files {
 		data, err := os.ReadFile(f.File)
@@ -72,13 +73,13 @@ func Load(o Options) (*rules.Policy, error) {
 
 // locked lists what the managed layer wrote that a lift may not lift: its rules, and the
 // destructive entries when it sets destructive.
-func locked(managed *rules.Policy) []string {
+func locked(managed *Policy) []string {
 	var out []string
 	for _, r := range managed.Rules {
 		out = append(out, r.ID)
 	}
 	if managed.Destructive != rules.SettingUnset {
-		out = append(out, "destructive")
+		out = append(out, rules.RuleDestructive)
 	}
 	return out
 }
@@ -91,10 +92,7 @@ var buildID = sync.OnceValue(codec.BuildID)
 // be examined is an error that names it.
 func find(o Options) ([]rules.PolicyFile, error) {
 	var files []rules.PolicyFile
-	for _, c := range []rules.PolicyFile{
-		{Layer: Managed, File: o.ManagedPolicy()},
-		{Layer: User, File: o.UserPolicy()},
-	} {
+	for _, c := range o.fixed() {
 		if c.File == "" {
 			continue
 		}
@@ -116,20 +114,12 @@ func find(o Options) ([]rules.PolicyFile, error) {
 	return files, nil
 }
 
-// projectFile walks up from o.Cwd to the nearest .ctxguard.yaml, stopping after Home (whose own
-// .ctxguard.yaml counts) or at the root. The walk is lexical, on the path as given, so a symlink
-// loop cannot make it run forever: each step removes one element.
+// projectFile is the nearest .ctxguard.yaml on the way up from o.Cwd ([Options.upToHome]).
 func projectFile(o Options) (string, error) {
 	if !filepath.IsAbs(o.Cwd) {
 		return "", fmt.Errorf("working directory %q is not absolute", o.Cwd)
 	}
-	home := ""
-	var homeInfo fs.FileInfo
-	if o.Home != "" {
-		home = filepath.Clean(o.Home)
-		homeInfo, _ = os.Stat(home)
-	}
-	for dir := filepath.Clean(o.Cwd); ; {
+	for dir := range o.upToHome() {
 		f := filepath.Join(dir, ProjectFile)
 		switch ok, err := exists(f); {
 		case err != nil && !unsearchable(err):
@@ -137,14 +127,27 @@ func projectFile(o Options) (string, error) {
 		case ok:
 			return f, nil
 		}
-		if home != "" && sameDir(dir, home, homeInfo, o.GOOS()) {
-			return "", nil
+	}
+	return "", nil
+}
+
+// upToHome yields the directories a project's files are looked for in: o.Cwd and each one above
+// it, up to the home directory (whose own files count), or to the root when Cwd is not under it.
+// Both the policy's discovery and self-protection walk it, so that every file the hook would read
+// is protected.
+func (o Options) upToHome() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		home := ""
+		var homeInfo fs.FileInfo
+		if o.Home != "" {
+			home = filepath.Clean(o.Home)
+			homeInfo, _ = os.Stat(home)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", nil
+		for dir := range paths.Up(o.Cwd) {
+			if !yield(dir) || home != "" && sameDir(dir, home, homeInfo, o.GOOS()) {
+				return
+			}
 		}
-		dir = parent
 	}
 }
 

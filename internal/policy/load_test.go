@@ -131,7 +131,7 @@ func TestLoadLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(file string, line int) rules.Source { return rules.Source{File: file, Line: line} }
-	want := &rules.Policy{
+	want := &Policy{Policy: rules.Policy{
 		Files: []rules.PolicyFile{{Layer: Managed, File: managed}, {Layer: User, File: user}, {Layer: Project, File: project}},
 		Contexts: map[string]*rules.ContextPolicy{
 			"az": {
@@ -160,14 +160,14 @@ func TestLoadLayers(t *testing.T) {
 		// The project's destructive: allow cannot loosen the user's deny.
 		Destructive:    rules.SettingDeny,
 		DestructiveSrc: at(user, 7),
+		Rules: []rules.UserRule{
+			{ID: "user.user.1", Match: "az group delete", Decision: rules.SettingDeny, Reason: "not by an agent", Src: at(user, 10)},
+			{ID: "p", Match: "kubectl delete", Decision: rules.SettingAsk, Src: at(project, 14)},
+		}},
 		// The user's rewrite: ask holds; the project's old rewrite: allow is not read, and says so.
 		RewriteMode:    rules.SettingAsk,
 		RewriteModeSrc: at(user, 8),
 		Notes:          []string{project + ":12:1: " + rewriteAllowNote},
-		Rules: []rules.UserRule{
-			{ID: "user.user.1", Match: "az group delete", Decision: rules.SettingDeny, Reason: "not by an agent", Src: at(user, 10)},
-			{ID: "p", Match: "kubectl delete", Decision: rules.SettingAsk, Src: at(project, 14)},
-		},
 		// The managed layer sets destructive: no lift lifts a destructive entry.
 		Locked: []string{"destructive"},
 	}

@@ -8,7 +8,7 @@ import "github.com/ctxguard/ctxguard/rules"
 // Only defaults go in front, since the most specific layer knows best where to bind. A setting
 // an earlier layer leaves out imposes nothing: a later layer may set it to any value, allow
 // included, and cannot undo only what an earlier layer wrote.
-func merge(dst, src *rules.Policy) {
+func merge(dst, src *Policy) {
 	dst.Files = append(dst.Files, src.Files...)
 	if dst.Contexts == nil {
 		dst.Contexts = map[string]*rules.ContextPolicy{}

@@ -69,22 +69,22 @@ var (
 // merging it; `ctxguard validate` uses it on a single file. providers are the known provider
 // names. Every problem in the file is reported, each as a [*codec.Error] naming file:line:col;
 // several come back joined.
-func Parse(data []byte, file, layer string, providers []string) (*rules.Policy, error) {
+func Parse(data []byte, file, layer string, providers []string) (*Policy, error) {
 	return parse(codec.Cache{}, data, file, layer, providers)
 }
 
 // parse is Parse with the YAML tree read through a cache (Load's), which gives what Parse gives.
-func parse(cache codec.Cache, data []byte, file, layer string, providers []string) (*rules.Policy, error) {
+func parse(cache codec.Cache, data []byte, file, layer string, providers []string) (*Policy, error) {
 	var s fileSchema
 	pos, err := cache.Decode(data, file, &s)
 	if pos == nil {
 		return nil, err
 	}
 	c := checker{pos: pos, problems: codec.NewProblems(pos, err)}
-	p := &rules.Policy{
+	p := &Policy{Policy: rules.Policy{
 		Files:    []rules.PolicyFile{{Layer: layer, File: file}},
 		Contexts: map[string]*rules.ContextPolicy{},
-	}
+	}}
 	if s.Version != nil && *s.Version != 1 {
 		c.errorf("version", "unsupported version %d: this ctxguard reads version 1; write version: 1", *s.Version)
 	}

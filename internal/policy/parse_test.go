@@ -18,17 +18,17 @@ func TestParse(t *testing.T) {
 	tests := []struct {
 		name string
 		yaml string
-		want *rules.Policy
+		want *Policy
 	}{
 		{
 			name: "empty file",
 			yaml: "",
-			want: &rules.Policy{},
+			want: &Policy{},
 		},
 		{
 			name: "only comments",
 			yaml: "# nothing yet\n",
-			want: &rules.Policy{},
+			want: &Policy{},
 		},
 		{
 			name: "the design's example",
@@ -52,7 +52,7 @@ rules:
     match: "  kubectl   delete  "
     decision: ask
 `,
-			want: &rules.Policy{
+			want: &Policy{Policy: rules.Policy{
 				Contexts: map[string]*rules.ContextPolicy{
 					"az": {
 						Allow:      []rules.AllowList{{Patterns: []string{"c530e80c-1111", "Contoso-Dev"}, Src: src(4)}},
@@ -65,52 +65,53 @@ rules:
 				},
 				Destructive:    rules.SettingAsk,
 				DestructiveSrc: src(11),
-				Notes:          []string{file + ":12:1: " + rewriteAllowNote},
 				Rules: []rules.UserRule{
 					{ID: "user.project.1", Match: "az ad app permission grant", Decision: rules.SettingDeny, Reason: "granting API permissions needs a human", Src: src(14)},
 					{ID: "no-prod-delete", Match: "kubectl delete", Decision: rules.SettingAsk, Src: src(17)},
 				},
 			},
+				Notes: []string{file + ":12:1: " + rewriteAllowNote},
+			},
 		},
 		{
 			name: "session memory turned off",
 			yaml: "version: 1\nsession:\n  remember: false\n",
-			want: &rules.Policy{Forget: true, ForgetSrc: src(3)},
+			want: &Policy{Forget: true, ForgetSrc: src(3)},
 		},
 		{
 			name: "session memory left on says nothing",
 			yaml: "session: {remember: true}\n",
-			want: &rules.Policy{},
+			want: &Policy{},
 		},
 		{
 			name: "a provider named without settings is checked",
 			yaml: "contexts:\n  kubectl:\n  az: {}\n",
-			want: &rules.Policy{Contexts: map[string]*rules.ContextPolicy{"kubectl": {}, "az": {}}},
+			want: &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{"kubectl": {}, "az": {}}}},
 		},
 		{
 			name: "an empty allow list allows nothing",
 			yaml: "contexts:\n  az:\n    allow: []\n",
-			want: &rules.Policy{Contexts: map[string]*rules.ContextPolicy{"az": {Allow: []rules.AllowList{{Patterns: []string{}, Src: src(3)}}}}},
+			want: &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{"az": {Allow: []rules.AllowList{{Patterns: []string{}, Src: src(3)}}}}}},
 		},
 		{
 			name: "default matched by a glob, ignoring case",
 			yaml: "contexts:\n  kubectl:\n    allow: [Staging-*]\n    default: staging-eu\n    unbound: deny\n",
-			want: &rules.Policy{Contexts: map[string]*rules.ContextPolicy{"kubectl": {
+			want: &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{"kubectl": {
 				Allow:      []rules.AllowList{{Patterns: []string{"Staging-*"}, Src: src(3)}},
 				Defaults:   []rules.Valued{{Value: "staging-eu", Src: src(4)}},
 				Unbound:    rules.SettingDeny,
 				UnboundSrc: src(5),
-			}}},
+			}}}},
 		},
 		{
 			name: "a default with no allow list in the file",
 			yaml: "contexts:\n  az:\n    default: Contoso-Dev\n",
-			want: &rules.Policy{Contexts: map[string]*rules.ContextPolicy{"az": {Defaults: []rules.Valued{{Value: "Contoso-Dev", Src: src(3)}}}}},
+			want: &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{"az": {Defaults: []rules.Valued{{Value: "Contoso-Dev", Src: src(3)}}}}}},
 		},
 		{
 			name: "version 1 written, rewrite ask",
 			yaml: "version: 1\nrewrite: ask\n",
-			want: &rules.Policy{RewriteMode: rules.SettingAsk, RewriteModeSrc: src(2)},
+			want: &Policy{RewriteMode: rules.SettingAsk, RewriteModeSrc: src(2)},
 		},
 	}
 	for _, tt := range tests {

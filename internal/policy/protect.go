@@ -19,7 +19,6 @@ import (
 // write them could switch the guard off, so the guard denies its writes to them (see
 // [rules.Self], which Self implements).
 type Self struct {
-	goos    string
 	entries []selfEntry
 	// byName are the harnesses' project files, recognised by name wherever they are.
 	byName []harness.File
@@ -41,7 +40,7 @@ type selfEntry struct {
 // the per-directory ones (a project policy, a project's harness settings) are protected by name
 // wherever they are.
 func Protected(o Options) *Self {
-	s := &Self{goos: o.GOOS()}
+	s := &Self{}
 	add := func(p string, dir bool, rule, what string) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
@@ -77,7 +76,7 @@ func Protected(o Options) *Self {
 	// The per-directory files on the way up exist or not; those that exist are listed so that
 	// removing or moving a directory that holds one is seen (rm -r .claude, mv repo elsewhere).
 	if filepath.IsAbs(o.Cwd) {
-		for dir := filepath.Clean(o.Cwd); ; {
+		for dir := range o.upToHome() {
 			for _, f := range append([]harness.File{{Path: ProjectFile}}, s.byName...) {
 				if strings.ContainsAny(f.Path, "*?[") {
 					continue // a pattern: protected by name
@@ -89,11 +88,6 @@ func Protected(o Options) *Self {
 					}
 				}
 			}
-			parent := filepath.Dir(dir)
-			if parent == dir || o.Home != "" && dir == filepath.Clean(o.Home) {
-				break
-			}
-			dir = parent
 		}
 	}
 	return s
@@ -204,25 +198,18 @@ func (s *Self) Mentions(text string) bool {
 	return false
 }
 
-// fold makes names match in any case: on Windows and macOS .CTXGUARD.yaml is the policy, and
-// elsewhere refusing a write to such a name costs nothing.
-func (s *Self) fold() bool { return true }
-
-func (s *Self) same(a, b string) bool { return a == b || s.fold() && strings.EqualFold(a, b) }
+// Names match in any case: on Windows and macOS .CTXGUARD.yaml is the policy, and elsewhere
+// refusing a write to such a name costs nothing.
+func (s *Self) same(a, b string) bool { return strings.EqualFold(a, b) }
 
 // under reports whether p lies strictly inside dir.
 func (s *Self) under(p, dir string) bool {
-	if s.fold() {
-		p, dir = strings.ToLower(p), strings.ToLower(dir)
-	}
+	p, dir = strings.ToLower(p), strings.ToLower(dir)
 	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 func (s *Self) glob(pat, name string) bool {
-	if s.fold() {
-		pat, name = strings.ToLower(pat), strings.ToLower(name)
-	}
-	ok, _ := filepath.Match(pat, name)
+	ok, _ := filepath.Match(strings.ToLower(pat), strings.ToLower(name))
 	return ok
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
@@ -80,7 +79,11 @@ func TestProtected(t *testing.T) {
 }
 
 func TestParseWriters(t *testing.T) {
-	ws, err := ParseWriters(builtin.Protect(), "builtin:protect.yaml")
+	data, err := os.ReadFile(filepath.Join("..", "..", "builtin", "protect.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := ParseWriters(data, "builtin:protect.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

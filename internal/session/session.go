@@ -54,11 +54,6 @@ type Store struct {
 	Now func() time.Time
 }
 
-// Dir returns the memory's directory in ctxguard's state folder (see package paths).
-func Dir(stateDir string) string {
-	return filepath.Join(stateDir, "sessions")
-}
-
 func (s *Store) now() time.Time {
 	if s.Now != nil {
 		return s.Now()

@@ -20,7 +20,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func newStore(t *testing.T) (*Store, *time.Time) {
 	now := t0
-	return &Store{Dir: Dir(filepath.Join(testenv.TempDir(t), "ctxguard")), Now: func() time.Time { return now }}, &now
+	return &Store{Dir: filepath.Join(testenv.TempDir(t), "ctxguard", "sessions"), Now: func() time.Time { return now }}, &now
 }
 
 func az(value, scope string) rules.Switched {
@@ -183,7 +183,7 @@ func TestBadFiles(t *testing.T) {
 // TestConcurrent runs many writers and readers of one session at once, as parallel tool calls
 // do: a reader must never see a torn file, and every provider's last write must survive.
 func TestConcurrent(t *testing.T) {
-	s := &Store{Dir: Dir(filepath.Join(testenv.TempDir(t), "ctxguard"))}
+	s := &Store{Dir: filepath.Join(testenv.TempDir(t), "ctxguard", "sessions")}
 	providers := []string{"az", "kubectl", "gcloud", "terraform"}
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)

@@ -758,19 +758,31 @@ func (f frame) restore(s string) string {
 
 // commandName normalises a command word: directories and a Windows suffix are stripped (a
 // Windows suffix also means a case-insensitive file system, so the name is lowercased then).
-func commandName(w rules.Word) string {
+// Git Bash runs a Windows program by the suffixes of bashSuffixes.
+func commandName(w rules.Word) string { return programName(w, bashSuffixes, false) }
+
+var (
+	bashSuffixes = []string{".exe", ".cmd", ".bat"}
+	// psSuffixes are those of PowerShell's own commands and scripts as well as PATHEXT's.
+	psSuffixes = []string{".exe", ".cmd", ".bat", ".ps1", ".com"}
+)
+
+// programName is the program a literal command word names: the last path element without a
+// suffix of suffixes, lowercased when it had one or when lower is set; "" for a word that is not
+// literal.
+func programName(w rules.Word, suffixes []string, lower bool) string {
 	if !w.Literal {
 		return ""
 	}
-	n := w.Value
-	if i := strings.LastIndexAny(n, `/\`); i >= 0 {
-		n = n[i+1:]
-	}
-	if len(n) > 4 {
-		switch strings.ToLower(n[len(n)-4:]) {
-		case ".exe", ".cmd", ".bat":
-			return strings.ToLower(n[:len(n)-4])
+	n := w.Value[strings.LastIndexAny(w.Value, `/\`)+1:]
+	l := strings.ToLower(n)
+	for _, suf := range suffixes {
+		if len(l) > len(suf) && strings.HasSuffix(l, suf) {
+			return l[:len(l)-len(suf)]
 		}
+	}
+	if lower {
+		return l
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -545,13 +546,13 @@ func TestParseExact(t *testing.T) {
 				{
 					Name: "env", NameWord: w("env", true, 8, 11),
 					Args: []rules.Word{w("K=v", true, 12, 15), w("kubectl", true, 16, 23), w("get", true, 24, 27), w("pods", true, 28, 32)},
-					Via:  []string{"sudo"}, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 8, End: 32,
+					Via:  []string{"sudo"}, Wrapped: true, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 8, End: 32,
 				},
 				{
 					Name: "kubectl", NameWord: w("kubectl", true, 16, 23),
 					Args: []rules.Word{w("get", true, 24, 27), w("pods", true, 28, 32)},
 					Env:  []rules.Assign{{Name: "K", Value: w("v", true, 14, 15), Prefix: true}},
-					Via:  []string{"sudo", "env"}, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 12, End: 32,
+					Via:  []string{"sudo", "env"}, Wrapped: true, Src: `sudo -E env K=v kubectl get pods && echo ok`, Start: 12, End: 32,
 				},
 				{
 					Name: "echo", NameWord: w("echo", true, 36, 40), Args: []rules.Word{w("ok", true, 41, 43)},
@@ -584,7 +585,7 @@ func TestParseExact(t *testing.T) {
 				Src:  `kubectl exec p -- ls`, Start: 0, End: 20,
 			}, {
 				// After "--", a command without a row of its own may run what follows.
-				Name: "ls", NameWord: w("ls", true, 18, 20), Via: []string{"kubectl --"},
+				Name: "ls", NameWord: w("ls", true, 18, 20), Via: []string{"kubectl --"}, Wrapped: true,
 				Src: `kubectl exec p -- ls`, Start: 18, End: 20,
 			}},
 		},
@@ -742,6 +743,22 @@ func TestQuote(t *testing.T) {
 		want, _, _ := strings.Cut(tc.in, "\x00")
 		if !ok || v != want {
 			t.Errorf("Quote(%q) = %q reads back as %q (ok=%v)", tc.in, got, v, ok)
+		}
+	}
+}
+
+// TestQuotePOSIX runs each quoted value through the system's sh (dash on Debian, which has no
+// $'…'), as a harness runs a hook line, and checks that the program receives it unchanged.
+func TestQuotePOSIX(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	for _, v := range []string{"prod", "/opt/bin/ctxguard", "a b", "it's", "", "$(id)", "a\nb", "bell\x07", `C:\Users\O'Brien\ctxguard.exe`} {
+		q := QuotePOSIX(v)
+		out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
+		if err != nil || string(out) != v {
+			t.Errorf("sh -c 'printf %%s %s' = %q (%v), want %q", q, out, err, v)
 		}
 	}
 }

@@ -210,23 +210,8 @@ func (c *psCommand) read(d dialect, s *source, label string, ch chain, _ bool) {
 }
 
 // psCommandName normalises a PowerShell command word: a path and a suffix are dropped and the
-// name is lowercased.
-func psCommandName(w rules.Word) string {
-	if !w.Literal {
-		return ""
-	}
-	n := w.Value
-	if i := strings.LastIndexAny(n, `/\`); i >= 0 {
-		n = n[i+1:]
-	}
-	n = strings.ToLower(n)
-	for _, suf := range []string{".exe", ".cmd", ".bat", ".ps1", ".com"} {
-		if len(n) > len(suf) && strings.HasSuffix(n, suf) {
-			return n[:len(n)-len(suf)]
-		}
-	}
-	return n
-}
+// name is lowercased, as PowerShell resolves commands case-insensitively.
+func psCommandName(w rules.Word) string { return programName(w, psSuffixes, true) }
 
 // psFlag reports whether a word is a parameter or an option: a literal that starts with a dash.
 func psFlag(w rules.Word) bool {

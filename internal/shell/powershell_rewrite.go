@@ -8,15 +8,16 @@ import (
 )
 
 // QuotePowerShell quotes a value for PowerShell so that it reaches a command as one word,
-// unchanged: bare when it starts with a letter and has only letters, digits and `_./:-` (a word
-// starting with a digit may be read as a number, one starting with `-` as a parameter), else in
+// unchanged: bare when it starts with a letter and has only letters, digits and `_./:-\` (a word
+// starting with a digit may be read as a number, one starting with `-` as a parameter; a
+// backslash means nothing to PowerShell, so C:\Users\me\ctxguard.exe stays bare), else in
 // single quotes, where only a quote is special and is doubled (typographic ones too: PowerShell
 // reads them as quotes).
 func QuotePowerShell(s string) string {
 	s = beforeNUL(s)
 	bare := s != ""
 	for i, r := range s {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || strings.ContainsRune("_./:-", r)) || i == 0 && r == '_'
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || strings.ContainsRune(`_./:-\`, r)) || i == 0 && r == '_'
 		if !ok {
 			bare = false
 			break

@@ -212,7 +212,7 @@ func encodePS(s string) string {
 }
 
 func TestQuotePowerShell(t *testing.T) {
-	for _, v := range []string{"prod", "Contoso-Dev", "11111111-1111-4111-8111-111111111111", "a b", "it's", "it’s", "$x", "-x", "0x10", "@a", "", "a;b", "`n", "tab\there", "1", "42", "007", "1e5"} {
+	for _, v := range []string{"prod", "Contoso-Dev", "11111111-1111-4111-8111-111111111111", "a b", "it's", "it’s", "$x", "-x", "0x10", "@a", "", "a;b", "`n", "tab\there", "1", "42", "007", "1e5", `C:\Users\me\ctxguard.exe`, `\\server\share`} {
 		q := QuotePowerShell(v)
 		calls, err := ParsePowerShell("x " + q)
 		if err != nil || len(calls) != 1 || len(calls[0].Args) != 1 {

@@ -134,7 +134,7 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 	c := rules.Call{
 		Name: name, NameWord: nw, Env: convertEnv(cmd.s, ch.env), Dir: ch.dir, DirUnknown: ch.dirUnknown,
 		Src: src, Nested: cmd.s.nested, Start: nw.Pos, End: cmd.words[end-1].End, ArgsAppended: ch.appended,
-		EnvCleared: ch.cleared, Unset: ch.unset,
+		EnvCleared: ch.cleared, Unset: ch.unset, Wrapped: i > 0,
 	}
 	if ch.start >= 0 {
 		c.Start = ch.start

@@ -16,11 +16,17 @@ import (
 // Quote shell-quotes a value for bash so that it reaches the command as one word, unchanged.
 // Plain words ("prod", "11111111-1111-1111-1111-111111111111") stay bare. A NUL cannot be passed
 // in an argument at all, so the value is cut there, as the kernel would.
-func Quote(s string) string {
+func Quote(s string) string { return quote(s, syntax.LangBash) }
+
+// QuotePOSIX is [Quote] for a POSIX sh (a hook line that a harness runs with sh -c), which has no
+// $'…' for a character that is not printable: such a value is single-quoted as it is.
+func QuotePOSIX(s string) string { return quote(s, syntax.LangPOSIX) }
+
+func quote(s string, lang syntax.LangVariant) string {
 	s = beforeNUL(s)
-	q, err := syntax.Quote(s, syntax.LangBash)
+	q, err := syntax.Quote(s, lang)
 	if err != nil {
-		// Not reachable for a Go string without NUL; single quotes are always safe in bash.
+		// Single quotes keep every byte but NUL, in every POSIX shell.
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	return q

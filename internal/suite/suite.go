@@ -22,7 +22,7 @@ type Case struct {
 	// What is what it runs, for its line of output: the command, or the tool and the file.
 	What    string
 	Request rules.Request
-	Policy  *rules.Policy
+	Policy  *policy.Policy
 	State   State
 	Facts   rules.Facts
 	Env     map[string]string
@@ -88,10 +88,10 @@ func Examples(s *spec.Spec, pos *codec.Positions, cwd string, extra bool) []Case
 			cp.Defaults = []rules.Valued{{Value: ex.Default, Src: rules.Source{File: s.Source, Line: at.Line}}}
 		}
 		cp.Unbound, _ = rules.ParseSetting(ex.Unbound)
-		pol := &rules.Policy{
+		pol := &policy.Policy{Policy: rules.Policy{
 			Files:    []rules.PolicyFile{{Layer: "example", File: s.Source}},
 			Contexts: map[string]*rules.ContextPolicy{s.Name: cp},
-		}
+		}}
 		st := State{Active: map[string]spec.ContextValue{}, Known: map[string][]spec.ContextValue{s.Name: ex.Known}}
 		if ex.Active != nil {
 			st.Active[s.Name] = *ex.Active
