@@ -191,7 +191,7 @@ var clineSetup = Setup{
 	ProjectFile: ".clinerules/hooks/PreToolUse",
 	Script: func(self string, o Options) ([]byte, error) {
 		if o.GOOS == "windows" {
-			return nil, errors.New("Cline runs hooks on Windows as PreToolUse.ps1, which ctxguard does not write yet")
+			return nil, errors.New("on Windows Cline runs PreToolUse.ps1, which ctxguard does not write yet")
 		}
 		return []byte("#!/bin/sh\n# " + scriptMark + " cline`: Cline runs it before every tool call.\nexec " +
 			shellLine(o.GOOS, self, "hook", "--harness", "cline") + "\n"), nil
