@@ -12,7 +12,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
-// The harnesses added for issue 13 whose clients run offline: each is run headless against the
+// The harnesses beyond the first five whose clients run offline: each is run headless against the
 // scripted model, once without ctxguard and once with it (installed by ctxguard install, in the
 // user scope and in the project's), and judged by what the shims ran and what the model was
 // told. Where a harness cannot rewrite, ctxguard's deny carries the fixed command, and the

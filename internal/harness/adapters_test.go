@@ -14,8 +14,9 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// Sample payloads of the harnesses added for issue 13, each from the harness's own
-// documentation or captured from the real client offline (ids made up).
+// Sample payloads of the harnesses beyond Claude Code, Copilot CLI, Gemini CLI, Cursor and
+// Codex, each from the harness's own documentation or captured from the real client offline
+// (ids made up).
 const (
 	// https://docs.windsurf.com/windsurf/cascade/hooks, "pre_run_command", with the common fields.
 	windsurfSample = `{"agent_action_name":"pre_run_command","trajectory_id":"t-1","execution_id":"e-1","timestamp":"2026-08-22T10:15:00.653-04:00","tool_info":{"command_line":"az group list","cwd":"/home/dev/infra"}}`

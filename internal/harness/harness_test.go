@@ -14,7 +14,8 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// The sample payloads of research/harness-protocols.md §6.
+// Sample payloads of Claude Code, Copilot CLI, Gemini CLI, Cursor and Codex, each as the
+// harness's hook documentation shows it (ids made up).
 const (
 	claudeSample        = `{"session_id":"7b1e2c9a-5d1f","transcript_path":"/home/dev/.claude/projects/-home-dev-infra/7b1e2c9a.jsonl","cwd":"/home/dev/infra","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"az group list","description":"List resource groups","timeout":120000,"run_in_background":false},"tool_use_id":"toolu_01AbCd"}`
 	codexSample         = `{"session_id":"s1","turn_id":"t1","transcript_path":null,"cwd":"/home/dev/infra","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_use_id":"c1","tool_input":{"command":"az group list"}}`
