@@ -177,13 +177,13 @@ func (r *Redactor) Entry(e *Entry) {
 		texts = append(texts, &e.Notes[i])
 	}
 	for _, t := range texts {
-		*t = Text(replaceValues(*t, found))
+		*t = text(replaceValues(*t, found))
 	}
 }
 
-// Text blanks the shapes of secrets in s: tokens, keys, credential headers, passwords in URLs
+// text blanks the shapes of secrets in s: tokens, keys, credential headers, passwords in URLs
 // and connection strings, secret flags and variables.
-func Text(s string) string {
+func text(s string) string {
 	if s == "" {
 		return s
 	}

@@ -266,7 +266,7 @@ const claudeExecForm = "2.1.139"
 // so the entry works as long as the shell reads the path as one word. When it does not, the
 // hook cannot start, which Claude Code counts as a hook error that lets the command run.
 func claudeCheck(version string, argv []string, _, goos string) (string, bool) {
-	if argv == nil || !VersionLess(version, claudeExecForm) {
+	if argv == nil || !versionLess(version, claudeExecForm) {
 		return "", true
 	}
 	old := "it predates the exec form of hook commands (" + claudeExecForm + ") and runs the entry's command alone, through a shell"

@@ -161,7 +161,7 @@ const copilotMatcher = "bash|powershell|create|edit"
 const copilotRewrite = "1.0.24"
 
 func copilotCheck(version string, _ []string, _, _ string) (string, bool) {
-	if VersionLess(version, copilotRewrite) {
+	if versionLess(version, copilotRewrite) {
 		return "it ignores modifiedArgs (applied from " + copilotRewrite + "), so a command ctxguard binds would run unbound", false
 	}
 	return "", true

@@ -120,9 +120,9 @@ type Client struct {
 	Check func(version string, argv []string, line, goos string) (note string, ok bool)
 }
 
-// VersionLess reports whether the dotted version a is older than b, comparing each number; a
+// versionLess reports whether the dotted version a is older than b, comparing each number; a
 // part that is not a number compares as 0.
-func VersionLess(a, b string) bool {
+func versionLess(a, b string) bool {
 	as, bs := strings.Split(a, "."), strings.Split(b, ".")
 	for i := range max(len(as), len(bs)) {
 		x, y := versionPart(as, i), versionPart(bs, i)
