@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks).
@@ -37,9 +38,9 @@ type snakeCase struct {
 // timeout_ms, command} (Claude Code 2.1.328), and Claude Code applies an updatedInput for it as
 // for Bash.
 var claudeShells = shellTools{
-	"Bash":       {"bash", "bash"},
-	"PowerShell": {"powershell", "powershell"},
-	"Monitor":    {"bash", "bash"},
+	"Bash":       bashTool,
+	"PowerShell": powershellTool,
+	"Monitor":    bashTool,
 }
 
 // claudeModes says, for each of Claude Code's permission modes
@@ -110,9 +111,20 @@ type shellTools map[string]toolShell
 // runs PowerShell whatever it is called.
 type toolShell struct{ unix, windows string }
 
+// The shells of a tool: bash everywhere (Claude Code's Bash, which is Git Bash on Windows),
+// PowerShell on Windows and bash elsewhere (most harnesses' one shell tool), PowerShell
+// everywhere.
+var (
+	bashTool       = toolShell{rules.ShellBash, rules.ShellBash}
+	systemShell    = toolShell{rules.ShellBash, rules.ShellPowerShell}
+	powershellTool = toolShell{rules.ShellPowerShell, rules.ShellPowerShell}
+)
+
 // shell is the shell of the named tool on hostOS; "" for a tool that is not a shell.
-func (t shellTools) shell(tool string) string {
-	s := t[tool]
+func (t shellTools) shell(tool string) string { return t[tool].on() }
+
+// on is the shell on hostOS.
+func (s toolShell) on() string {
 	if hostOS == "windows" {
 		return s.windows
 	}

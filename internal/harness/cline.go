@@ -72,7 +72,7 @@ func (cline) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Shell = hostShell()
+	req.Shell = systemShell.on()
 	if req.Tool == clineExecuteCommand {
 		cmd, ok, err := obj.str("command")
 		if err != nil {

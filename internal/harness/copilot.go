@@ -20,10 +20,10 @@ type copilot struct{}
 // Claude Code's tool names, and reports both bash and powershell as "Bash"; Copilot CLI's shell
 // tool is powershell on Windows and bash elsewhere, so "Bash" is read as the one of the system.
 var copilotShells = shellTools{
-	"bash":       {"bash", "bash"},
-	"powershell": {"powershell", "powershell"},
-	"Bash":       {"bash", "powershell"},
-	"PowerShell": {"powershell", "powershell"},
+	"bash":       bashTool,
+	"powershell": powershellTool,
+	"Bash":       systemShell,
+	"PowerShell": powershellTool,
 }
 
 func (copilot) Name() string { return "copilot" }

@@ -20,7 +20,7 @@ import (
 // POSIX shell on every system, so its commands are read as bash.
 type crush struct{}
 
-var crushShells = shellTools{"bash": {"bash", "bash"}}
+var crushShells = shellTools{"bash": bashTool}
 
 var crushLimits = limits{rewrite: true, ask: false}
 

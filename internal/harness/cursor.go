@@ -27,7 +27,7 @@ const (
 
 // cursorShells maps Cursor's shell tool to its shell: the agent's terminal, PowerShell on
 // Windows.
-var cursorShells = shellTools{"Shell": {"bash", "powershell"}}
+var cursorShells = shellTools{"Shell": systemShell}
 
 func (cursor) Name() string { return "cursor" }
 

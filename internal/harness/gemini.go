@@ -17,7 +17,7 @@ type gemini struct{}
 
 // geminiShells maps Gemini CLI's shell tool to its shell: bash, and on Windows PowerShell
 // (packages/core/src/utils/shell-utils.ts, getShellConfiguration).
-var geminiShells = shellTools{"run_shell_command": {"bash", "powershell"}}
+var geminiShells = shellTools{"run_shell_command": systemShell}
 
 func (gemini) Name() string { return "gemini" }
 

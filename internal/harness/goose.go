@@ -16,7 +16,7 @@ import (
 type goose struct{}
 
 // gooseShells maps goose's shell tool (the developer extension's) to its shell.
-var gooseShells = shellTools{"developer__shell": {"bash", "bash"}}
+var gooseShells = shellTools{"developer__shell": bashTool}
 
 func (goose) Name() string { return "goose" }
 

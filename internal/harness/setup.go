@@ -323,10 +323,3 @@ func refusal[T any](answer []byte, reason func(*T) string) (string, error) {
 // which shell runs a command (Windsurf, Cline) uses PowerShell on Windows and a POSIX shell
 // elsewhere. A variable, so that tests can read payloads as either system's.
 var hostOS = runtime.GOOS
-
-func hostShell() string {
-	if hostOS == "windows" {
-		return "powershell"
-	}
-	return "bash"
-}

@@ -29,7 +29,7 @@ func (windsurf) decode(top object) (*Request, error) {
 	if event != windsurfEvent {
 		return nil, fmt.Errorf("hook event is %q, want %s", event, windsurfEvent)
 	}
-	req := &Request{Request: rules.Request{Tool: "run_command", Shell: hostShell()}}
+	req := &Request{Request: rules.Request{Tool: "run_command", Shell: systemShell.on()}}
 	if err := top.strs(field{"trajectory_id", &req.Session}); err != nil {
 		return nil, err
 	}
