@@ -38,8 +38,6 @@ const (
 )
 
 func TestDecodeAdded(t *testing.T) {
-	defer func(os string) { hostOS = os }(hostOS)
-	hostOS = "linux"
 	req := func(harness, tool, shell, command, cwd, session, mode string) *Request {
 		return &Request{Request: rules.Request{Harness: harness, Tool: tool, Shell: shell, Command: command, Cwd: cwd, Session: session, Mode: mode}}
 	}
@@ -68,7 +66,7 @@ func TestDecodeAdded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			got, err := Decode(h, []byte(tt.payload))
+			got, err := decodeOn(h, []byte(tt.payload), "linux")
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -85,11 +83,9 @@ func TestDecodeAdded(t *testing.T) {
 // TestHostShell checks that the harnesses that do not say which shell runs a command read it as
 // PowerShell on Windows.
 func TestHostShell(t *testing.T) {
-	defer func(os string) { hostOS = os }(hostOS)
-	hostOS = "windows"
 	for name, payload := range map[string]string{"windsurf": windsurfSample, "cline": clineLegacySample} {
 		h, _ := Lookup(name)
-		req, err := Decode(h, []byte(payload))
+		req, err := decodeOn(h, []byte(payload), "windows")
 		if err != nil || req.Shell != "powershell" {
 			t.Errorf("%s on Windows: %+v, %v; want shell powershell", name, req, err)
 		}

@@ -69,8 +69,8 @@ func claudeUnattended(mode, tool string) *bool {
 
 func (h snakeCase) Name() string { return h.name }
 
-func (h snakeCase) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, h.shells)
+func (h snakeCase) decode(top object, goos string) (*Request, error) {
+	req, err := decodeSnakeCase(top, goos, h.shells)
 	if err == nil && h.files != nil {
 		input, _ := top.get("tool_input")
 		req, err = withFilePaths(req, input, "tool_input", h.files)
@@ -80,7 +80,7 @@ func (h snakeCase) decode(top object) (*Request, error) {
 
 // decodeSnakeCase reads the snake_case PreToolUse payload that Claude Code sends and that Copilot
 // CLI sends for hooks configured under the PascalCase event name.
-func decodeSnakeCase(top object, shells shellTools) (*Request, error) {
+func decodeSnakeCase(top object, goos string, shells shellTools) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
@@ -101,7 +101,7 @@ func decodeSnakeCase(top object, shells shellTools) (*Request, error) {
 		return nil, errors.New("missing tool_name")
 	}
 	input, _ := top.get("tool_input")
-	return withShellArgs(req, shells, input, "tool_input")
+	return withShellArgs(req, goos, shells, input, "tool_input")
 }
 
 // shellTools maps a harness's shell tools to the shell their commands are written for.
@@ -120,12 +120,12 @@ var (
 	powershellTool = toolShell{rules.ShellPowerShell, rules.ShellPowerShell}
 )
 
-// shell is the shell of the named tool on hostOS; "" for a tool that is not a shell.
-func (t shellTools) shell(tool string) string { return t[tool].on() }
+// shell is the shell of the named tool on goos; "" for a tool that is not a shell.
+func (t shellTools) shell(tool, goos string) string { return t[tool].on(goos) }
 
-// on is the shell on hostOS.
-func (s toolShell) on() string {
-	if hostOS == "windows" {
+// on is the shell on goos.
+func (s toolShell) on(goos string) string {
+	if goos == "windows" {
 		return s.windows
 	}
 	return s.unix
@@ -133,8 +133,8 @@ func (s toolShell) on() string {
 
 // withShellArgs completes a request from its tool's arguments: for a shell tool they must be an
 // object with a string command; any other tool is returned with Shell "" and its arguments unread.
-func withShellArgs(req *Request, shells shellTools, raw json.RawMessage, name string) (*Request, error) {
-	req.Shell = shells.shell(req.Tool)
+func withShellArgs(req *Request, goos string, shells shellTools, raw json.RawMessage, name string) (*Request, error) {
+	req.Shell = shells.shell(req.Tool, goos)
 	if req.Shell == "" {
 		return req, nil
 	}

@@ -33,7 +33,7 @@ const (
 
 func (cline) Name() string { return "cline" }
 
-func (cline) decode(top object) (*Request, error) {
+func (cline) decode(top object, goos string) (*Request, error) {
 	if name, ok, err := top.str("hookName"); err != nil {
 		return nil, err
 	} else if ok && name != "PreToolUse" && name != "tool_call" {
@@ -72,7 +72,7 @@ func (cline) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Shell = systemShell.on()
+	req.Shell = systemShell.on(goos)
 	if req.Tool == clineExecuteCommand {
 		cmd, ok, err := obj.str("command")
 		if err != nil {

@@ -28,9 +28,9 @@ var copilotShells = shellTools{
 
 func (copilot) Name() string { return "copilot" }
 
-func (copilot) decode(top object) (*Request, error) {
+func (copilot) decode(top object, goos string) (*Request, error) {
 	if !top.has("toolName") && !top.has("toolArgs") && (top.has("tool_name") || top.has("tool_input")) {
-		return decodeSnakeCase(top, copilotShells)
+		return decodeSnakeCase(top, goos, copilotShells)
 	}
 	req := &Request{}
 	err := top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"agentId", &req.Agent}, field{"cwd", &req.Cwd})
@@ -41,7 +41,7 @@ func (copilot) decode(top object) (*Request, error) {
 		return nil, errors.New("missing toolName")
 	}
 	raw, _ := top.get("toolArgs")
-	if req, err = withShellArgs(req, copilotShells, raw, "toolArgs"); err != nil {
+	if req, err = withShellArgs(req, goos, copilotShells, raw, "toolArgs"); err != nil {
 		return nil, err
 	}
 	return withFilePaths(req, raw, "toolArgs", copilotFileTools)

@@ -72,11 +72,10 @@ func TestDecode(t *testing.T) {
 		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Read"}}},
 		{"codex sample", "codex", codexSample, &Request{Request: rules.Request{Harness: "codex", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}}},
 	}
-	onHost(t, "linux")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			got, err := Decode(h, []byte(tt.payload))
+			got, err := decodeOn(h, []byte(tt.payload), "linux")
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -89,18 +88,10 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// onHost makes the adapters decode as on goos for the rest of the test.
-func onHost(t *testing.T, goos string) {
-	old := hostOS
-	hostOS = goos
-	t.Cleanup(func() { hostOS = old })
-}
-
 // TestDecodeShellOnWindows: on Windows the shell tool of Codex, Gemini CLI, Cursor and
 // Copilot CLI (whose snake_case payload calls every shell tool Bash) runs PowerShell; Claude
 // Code's Bash tool is Git Bash, and its PowerShell tool PowerShell.
 func TestDecodeShellOnWindows(t *testing.T) {
-	onHost(t, "windows")
 	tests := []struct {
 		name, harness, payload, want string
 	}{
@@ -116,7 +107,7 @@ func TestDecodeShellOnWindows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		h, _ := Lookup(tt.harness)
-		req, err := Decode(h, []byte(tt.payload))
+		req, err := decodeOn(h, []byte(tt.payload), "windows")
 		if err != nil || req.Shell != tt.want {
 			t.Errorf("%s: Shell = %q, %v; want %q", tt.name, req.Shell, err, tt.want)
 		}

@@ -3,7 +3,6 @@ package harness
 import (
 	"encoding/json"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -318,8 +317,3 @@ func refusal[T any](answer []byte, reason func(*T) string) (string, error) {
 	}
 	return string(answer), nil
 }
-
-// hostOS is the system ctxguard runs on, which is the harness's: a harness that does not say
-// which shell runs a command (Windsurf, Cline) uses PowerShell on Windows and a POSIX shell
-// elsewhere. A variable, so that tests can read payloads as either system's.
-var hostOS = runtime.GOOS
