@@ -35,7 +35,9 @@ func pulumiWorkspace(fixture string) func(t *testing.T, root string) {
 	}
 }
 
-// reachCases are the read steps of the providers added for issue 13, against their fixtures.
+// reachCases are the read steps of the providers beyond the first six (aws, azd, databricks,
+// docker, doctl, firebase, helm, oc, pulumi), and kubectl's kubeconfig as other tools leave it,
+// each against the files those CLIs wrote.
 func reachCases() []resolveCase {
 	azdFiles := []string{"azd/azure.yaml", "work/azure.yaml", "azd/.azure/config.json", "work/.azure/config.json"}
 	return []resolveCase{

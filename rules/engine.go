@@ -273,7 +273,7 @@ func (e *engine) dynamic(c *Call) (trace, bool) {
 	if len(e.in.Policy.Contexts) == 0 || c.NameWord.Value == "" || c.Src == "" || c.Code {
 		return trace{}, false
 	}
-	t := trace{CallTrace: CallTrace{Argv: []string{text}, Via: c.Via, Kind: "unknown"}}
+	t := trace{CallTrace: CallTrace{Argv: []string{text}, Via: c.Via, Kind: KindUnknown}}
 	t.decide(VerdictAsk, "parse.dynamic-command",
 		fmt.Sprintf("[ctxguard/parse.dynamic-command] the command word %s is not literal, so ctxguard cannot tell what it runs or in which context — write the command out so it can be checked",
 			c.NameWord.Value))

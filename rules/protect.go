@@ -224,7 +224,7 @@ func required(wr *Writer, args []Word) bool {
 		return true
 	}
 	for _, a := range args {
-		if isFlag(a) && hasFlag(wr.Requires, flagName(a.Value), wr.Fold) {
+		if isFlag(a) && namesFlag(wr.Requires, flagName(a.Value), wr.Fold) {
 			return true
 		}
 	}
@@ -311,25 +311,25 @@ func targets(wr *Writer, args []Word) []target {
 			continue
 		}
 		name, val, hasVal := strings.Cut(a.Value, "=")
-		if hasFlag(wr.Requires, name, wr.Fold) {
+		if namesFlag(wr.Requires, name, wr.Fold) {
 			required = true
 		}
 		// A short flag with its value attached (-s0) does not take the next word.
 		short := !wr.Fold && len(a.Value) > 2 && a.Value[1] != '-'
 		switch {
-		case hasFlag(wr.Paths, name, wr.Fold):
+		case namesFlag(wr.Paths, name, wr.Fold):
 			if hasVal {
 				paths = append(paths, Word{Value: val, Literal: a.Literal, Pos: a.Pos, End: a.End})
 			} else if i+1 < len(args) {
 				paths = append(paths, args[i+1])
 				i++
 			}
-		case hasFlag(wr.Script, name, wr.Fold) || attached(wr.Script, a.Value):
+		case namesFlag(wr.Script, name, wr.Fold) || attached(wr.Script, a.Value):
 			script = true
 			if !hasVal && !attached(wr.Script, a.Value) && i+1 < len(args) {
 				i++
 			}
-		case hasFlag(wr.Values, name, wr.Fold):
+		case namesFlag(wr.Values, name, wr.Fold):
 			if !hasVal && !short && i+1 < len(args) {
 				i++
 			}
@@ -373,9 +373,9 @@ func targets(wr *Writer, args []Word) []target {
 	return out
 }
 
-// hasFlag reports whether flag is one of names: exactly, or for a short name inside a cluster
+// namesFlag reports whether flag is one of names: exactly, or for a short name inside a cluster
 // of single-letter flags (-ni for -i) or with an attached value (-i.bak).
-func hasFlag(names []string, flag string, fold bool) bool {
+func namesFlag(names []string, flag string, fold bool) bool {
 	for _, n := range names {
 		switch {
 		case n == flag, fold && strings.EqualFold(n, flag):

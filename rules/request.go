@@ -7,8 +7,10 @@ package rules
 // A Request whose Shell is "" is a tool call that is not a shell command (Claude Code's Read,
 // Copilot's edit, …): only the rules about the files a tool writes (Paths) apply to it.
 type Request struct {
-	Harness string // "claude", "copilot", "gemini", "cursor", "codex"; "" for explain
-	Tool    string // tool name as sent (Bash, PowerShell, bash, powershell, run_shell_command, Shell)
+	// Harness is the adapter's name, as `ctxguard install NAME` takes it (internal/harness lists
+	// them); "" for explain without --harness.
+	Harness string
+	Tool    string // the tool's name, as the harness sent it
 	Shell   string // ShellBash or ShellPowerShell, from the tool name; "" for a tool that is not a shell
 	Command string
 	// Cwd is the command's working directory; relative state paths and the project policy are
@@ -21,8 +23,8 @@ type Request struct {
 	// Agent is the subagent that makes the call (Claude Code agent_id, sent only inside a
 	// subagent): subagents of one session run at the same time, so each has its own memory.
 	Agent string
-	// Paths are the files a tool that is not a shell writes (Claude Code's Write, Edit,
-	// MultiEdit, NotebookEdit), as sent; Shell is "" then.
+	// Paths are the files a tool that is not a shell writes (a file tool: Claude Code's Write,
+	// Copilot CLI's create, …), as sent; Shell is "" then.
 	Paths []string
 	// Changes are what such a tool writes to the file, in order; nil when the tool's input says
 	// nothing a rule could check.

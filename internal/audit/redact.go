@@ -1,9 +1,9 @@
 package audit
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -30,18 +30,24 @@ type secretsFile struct {
 // ParseSecrets reads builtin/secrets.yaml.
 func ParseSecrets(data []byte, file string) ([]Secret, error) {
 	var f secretsFile
-	if err := codec.DecodeStrict(data, file, &f); err != nil {
+	pos, err := codec.Decode(data, file, &f)
+	if pos == nil {
 		return nil, err
 	}
+	problems := codec.NewProblems(pos, err)
 	for i, s := range f.Secrets {
+		at := "secrets." + strconv.Itoa(i)
 		if len(s.Commands) == 0 || len(s.Flags)+len(s.Attached) == 0 {
-			return nil, fmt.Errorf("%s: secret %d: want commands and flags or attached", file, i+1)
+			problems.Add(at, "a secret needs commands, and flags or attached")
 		}
-		for _, a := range s.Attached {
+		for j, a := range s.Attached {
 			if len(a) != 2 || a[0] != '-' {
-				return nil, fmt.Errorf("%s: secret %d: attached %q is not a short flag", file, i+1, a)
+				problems.Add(at+".attached."+strconv.Itoa(j), "attached %q is not a short flag", a)
 			}
 		}
+	}
+	if err := problems.Err(); err != nil {
+		return nil, err
 	}
 	return f.Secrets, nil
 }
@@ -177,13 +183,13 @@ func (r *Redactor) Entry(e *Entry) {
 		texts = append(texts, &e.Notes[i])
 	}
 	for _, t := range texts {
-		*t = Text(replaceValues(*t, found))
+		*t = text(replaceValues(*t, found))
 	}
 }
 
-// Text blanks the shapes of secrets in s: tokens, keys, credential headers, passwords in URLs
+// text blanks the shapes of secrets in s: tokens, keys, credential headers, passwords in URLs
 // and connection strings, secret flags and variables.
-func Text(s string) string {
+func text(s string) string {
 	if s == "" {
 		return s
 	}

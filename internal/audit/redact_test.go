@@ -186,14 +186,15 @@ func TestClip(t *testing.T) {
 }
 
 func TestParseSecrets(t *testing.T) {
-	for _, bad := range []string{
-		"secrets:\n  - commands: [x]\n",
-		"secrets:\n  - flags: [-p]\n",
-		"secrets:\n  - commands: [x]\n    attached: [--pass]\n",
-		"secrets:\n  - commands: [x]\n    flag: [-p]\n",
+	for bad, want := range map[string]string{
+		"secrets:\n  - commands: [x]\n":                         "s.yaml:2:5: a secret needs commands, and flags or attached",
+		"secrets:\n  - flags: [-p]\n":                           "s.yaml:2:5: a secret needs commands, and flags or attached",
+		"secrets:\n  - commands: [x]\n    attached: [--pass]\n": `s.yaml:3:16: attached "--pass" is not a short flag`,
+		"secrets:\n  - commands: [x]\n    flag: [-p]\n":         `s.yaml:3:5: unknown key "flag"`,
 	} {
-		if _, err := ParseSecrets([]byte(bad), "s.yaml"); err == nil {
-			t.Errorf("ParseSecrets(%q) succeeded", bad)
+		_, err := ParseSecrets([]byte(bad), "s.yaml")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSecrets(%q) = %v, want %s", bad, err, want)
 		}
 	}
 }

@@ -707,7 +707,7 @@ func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, 
 		return "", fmt.Errorf("the hook exits %d: %s", ee.ExitCode(), strings.TrimSpace(stderr.String()))
 	}
 	if err != nil {
-		return "", fmt.Errorf("the hook cannot start: %v", err)
+		return "", fmt.Errorf("the hook cannot start: %w", err)
 	}
 	out := bytes.TrimSpace(stdout.Bytes())
 	if len(out) == 0 {

@@ -86,7 +86,7 @@ func runInit(c *runner, args []string) error {
 	// What is written must load: a value no template foresaw must not leave a policy that
 	// denies every command.
 	if _, err := policy.Parse(out, file, policy.Project, cat.Names()); err != nil {
-		return fmt.Errorf("the starter policy does not load (%v); please report this", err)
+		return fmt.Errorf("the starter policy does not load (%w); please report this", err)
 	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

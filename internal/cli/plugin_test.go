@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxguard/ctxguard/internal/harness"
@@ -45,8 +46,7 @@ func TestPlugin(t *testing.T) {
 		Name    string
 		Owner   struct{ Name string }
 		Plugins []struct {
-			Name   string
-			Source string
+			Name, Source, Description string
 		}
 	}
 	read("marketplace.json", &market)
@@ -78,5 +78,13 @@ func TestPlugin(t *testing.T) {
 	_ = json.Unmarshal(s.Entries("/x/ctxguard", harness.Options{})[0].Value, &installed)
 	if found[0].Event != s.Events[0] || found[0].Matcher != installed.Matcher {
 		t.Errorf("plugin hook on %s/%s, install writes %s/%s", found[0].Event, found[0].Matcher, s.Events[0], installed.Matcher)
+	}
+	// The descriptions a user reads before enabling the plugin name every tool it hooks.
+	for _, tool := range strings.Split(installed.Matcher, "|") {
+		for file, d := range map[string]string{"plugin.json": plugin.Description, "marketplace.json": market.Plugins[0].Description} {
+			if !strings.Contains(d, tool) {
+				t.Errorf("%s: the description does not name %s, which the hook sees: %q", file, tool, d)
+			}
+		}
 	}
 }

@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
 // claude runs Claude Code headless (-p) in a permission mode against the scripted model.
-func (m *machine) claude(t *testing.T, c client, mode string, script ...model.Step) *session {
+func (m *machine) claude(t *testing.T, c client, mode string, script ...llm.Step) *session {
 	t.Helper()
 	launch := func(url string) ([]string, []string) {
 		return []string{"-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", mode}, []string{
@@ -96,7 +96,7 @@ func claudeVerdicts(t *testing.T, stdout string) map[string]verdict {
 
 // claudePair runs one case without ctxguard and with it (installed by ctxguard install claude),
 // each on a machine of its own prepared by prepare (nil: nothing more).
-func claudePair(t *testing.T, c client, mode string, prepare func(*machine), script ...model.Step) (without, with *session) {
+func claudePair(t *testing.T, c client, mode string, prepare func(*machine), script ...llm.Step) (without, with *session) {
 	t.Helper()
 	mWithout, mWith := newMachine(t), newMachine(t)
 	if prepare != nil {
@@ -145,8 +145,8 @@ func claudeRewrites(t *testing.T, c client, cases []claudeCase) {
 
 var unboundList = call{CLI: "az", Args: []string{"group", "list"}, Context: prodSub}
 
-func bash(command string) model.Step {
-	return model.Call("Bash", map[string]any{"command": command, "description": "run " + command})
+func bash(command string) llm.Step {
+	return llm.Call("Bash", map[string]any{"command": command, "description": "run " + command})
 }
 
 func TestClaude(t *testing.T) {
@@ -180,7 +180,7 @@ func TestClaude(t *testing.T) {
 
 // refusedWithReason checks a call ctxguard refused itself: nothing ran, and the model was told
 // ctxguard's reason, with the rule that decided.
-func refusedWithReason(t *testing.T, s *session, rule string) model.ToolResult {
+func refusedWithReason(t *testing.T, s *session, rule string) llm.ToolResult {
 	t.Helper()
 	if len(s.ran) != 0 {
 		t.Errorf("with ctxguard, the shims saw %v; want nothing", s.ran)
@@ -227,15 +227,15 @@ func claudeRefusals(t *testing.T, c client) {
 	// The agent cannot rewrite the policy: Write, and Edit after Read.
 	for _, tc := range []struct {
 		name   string
-		script func(policy string) []model.Step
+		script func(policy string) []llm.Step
 	}{
-		{"write-policy", func(p string) []model.Step {
-			return []model.Step{model.Call("Write", map[string]any{"file_path": p, "content": "version: 1\n"})}
+		{"write-policy", func(p string) []llm.Step {
+			return []llm.Step{llm.Call("Write", map[string]any{"file_path": p, "content": "version: 1\n"})}
 		}},
-		{"edit-policy", func(p string) []model.Step {
-			return []model.Step{
-				model.Call("Read", map[string]any{"file_path": p}),
-				model.Call("Edit", map[string]any{"file_path": p, "old_string": "allow: [dev]", "new_string": "allow: ['*']"}),
+		{"edit-policy", func(p string) []llm.Step {
+			return []llm.Step{
+				llm.Call("Read", map[string]any{"file_path": p}),
+				llm.Call("Edit", map[string]any{"file_path": p, "old_string": "allow: [dev]", "new_string": "allow: ['*']"}),
 			}
 		}},
 	} {
@@ -271,8 +271,8 @@ func claudeTools(t *testing.T, c client) {
 	// A rewrite keeps the call's other fields: run_in_background is one whose effect shows.
 	t.Run("fields-kept", func(t *testing.T) {
 		t.Parallel()
-		step := model.Call("Bash", map[string]any{"command": "az group list", "description": "list", "run_in_background": true, "timeout": 600000})
-		without, with := claudePair(t, c, "bypassPermissions", nil, step, model.Call("Bash", map[string]any{"command": "sleep 1", "description": "wait"}))
+		step := llm.Call("Bash", map[string]any{"command": "az group list", "description": "list", "run_in_background": true, "timeout": 600000})
+		without, with := claudePair(t, c, "bypassPermissions", nil, step, llm.Call("Bash", map[string]any{"command": "sleep 1", "description": "wait"}))
 		for name, s := range map[string]*session{"without": without, "with": with} {
 			if r := s.result(t, 1).Content; !strings.Contains(r, "background") {
 				t.Errorf("%s ctxguard, the call did not run in the background: %q", name, r)
@@ -294,7 +294,7 @@ func claudeTools(t *testing.T, c client) {
 	// names Monitor, as ctxguard install's does.
 	t.Run("monitor", func(t *testing.T) {
 		t.Parallel()
-		step := model.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"})
+		step := llm.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"})
 		without, with := claudePair(t, c, "bypassPermissions", nil, step)
 		sameDecision(t, without, with, []call{unboundList}, []call{bound})
 	})
@@ -308,7 +308,7 @@ func claudeTools(t *testing.T, c client) {
 		t.Parallel()
 		m := newMachine(t)
 		m.settings(t, `{"hooks": {"PreToolUse": [{"matcher": "Bash|PowerShell", "hooks": [{"type": "command", "command": "`+m.ctxguard+`", "args": ["hook"]}]}]}}`)
-		s := m.claude(t, c, "bypassPermissions", model.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"}))
+		s := m.claude(t, c, "bypassPermissions", llm.Call("Monitor", map[string]any{"command": "az group list", "description": "watch the groups"}))
 		if want := []call{unboundList}; !cmp.Equal(s.ran, want) {
 			t.Errorf("the shims saw %v; the README's limit says %v (update it if Claude Code now applies the rewrite)", s.ran, want)
 		}

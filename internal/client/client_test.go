@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
@@ -320,16 +320,16 @@ func (m *machine) ran(t *testing.T) []call {
 // session is one headless run of a client against a scripted model.
 type session struct {
 	stdout, stderr string
-	model          *model.Server
+	model          *llm.Server
 	ran            []call
 }
 
 // start runs a client once, to its end or its timeout, with the arguments and environment that
 // launch gives it for the scripted model at url. The client runs in a process group of its own,
 // which is killed at the end, so that nothing it started (a shell, a monitor) outlives the case.
-func (m *machine) start(t *testing.T, c client, launch func(url string) (args, env []string), script ...model.Step) *session {
+func (m *machine) start(t *testing.T, c client, launch func(url string) (args, env []string), script ...llm.Step) *session {
 	t.Helper()
-	srv, err := model.Start(script...)
+	srv, err := llm.Start(script...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func (m *machine) start(t *testing.T, c client, launch func(url string) (args, e
 }
 
 // result is what the client told the model about its n-th tool call.
-func (s *session) result(t *testing.T, n int) model.ToolResult {
+func (s *session) result(t *testing.T, n int) llm.ToolResult {
 	t.Helper()
 	r, err := s.model.Result(n)
 	if err != nil {

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
 // codex runs Codex CLI headless (codex exec) in a sandbox mode, on a model provider of its own
 // that points at the scripted model. Hooks need the user's trust, given in Codex's /hooks
 // screen; headless, --dangerously-bypass-hook-trust stands in for it (in both runs of a case).
-func (m *machine) codex(t *testing.T, c client, sandbox string, script ...model.Step) *session {
+func (m *machine) codex(t *testing.T, c client, sandbox string, script ...llm.Step) *session {
 	t.Helper()
 	launch := func(url string) ([]string, []string) {
 		return []string{
@@ -32,7 +32,7 @@ func (m *machine) codex(t *testing.T, c client, sandbox string, script ...model.
 
 // codexPair runs one case without ctxguard and with it (installed by ctxguard install codex),
 // with execution policy rules (Starlark, "" for none) in the user's rules folder.
-func codexPair(t *testing.T, c client, sandbox, rules string, script ...model.Step) (without, with *session) {
+func codexPair(t *testing.T, c client, sandbox, rules string, script ...llm.Step) (without, with *session) {
 	t.Helper()
 	mWithout, mWith := newMachine(t), newMachine(t)
 	if rules != "" {
@@ -46,8 +46,8 @@ func codexPair(t *testing.T, c client, sandbox, rules string, script ...model.St
 
 // execCommand is Codex's shell tool. A login shell would read /etc/profile, whose PATH hides the
 // shims, so the calls ask for none.
-func execCommand(command string) model.Step {
-	return model.Call("exec_command", map[string]any{"cmd": command, "login": false})
+func execCommand(command string) llm.Step {
+	return llm.Call("exec_command", map[string]any{"cmd": command, "login": false})
 }
 
 func TestCodex(t *testing.T) {

@@ -9,12 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
 // copilot runs Copilot CLI headless (-p) with flags (--allow-all-tools, --deny-tool, …), on a
 // provider of its own: the scripted model, no GitHub account.
-func (m *machine) copilot(t *testing.T, c client, flags []string, script ...model.Step) *session {
+func (m *machine) copilot(t *testing.T, c client, flags []string, script ...llm.Step) *session {
 	t.Helper()
 	launch := func(url string) ([]string, []string) {
 		return append([]string{"-p", "go", "--output-format", "json"}, flags...), []string{
@@ -30,7 +30,7 @@ func (m *machine) copilot(t *testing.T, c client, flags []string, script ...mode
 }
 
 // copilotPair runs one case without ctxguard and with it (installed by ctxguard install copilot).
-func copilotPair(t *testing.T, c client, flags []string, script ...model.Step) (without, with *session) {
+func copilotPair(t *testing.T, c client, flags []string, script ...llm.Step) (without, with *session) {
 	t.Helper()
 	mWithout, mWith := newMachine(t), newMachine(t)
 	mWith.install(t, "copilot")
@@ -61,8 +61,8 @@ func sameOutcome(t *testing.T, without, with *session, unbound, bound []call) {
 	t.Logf("without: ran=%v told %q; with: ran=%v told %q", without.ran, ro.Content, with.ran, rw.Content)
 }
 
-func shell(command string) model.Step {
-	return model.Call("bash", map[string]any{"command": command, "description": "run " + command})
+func shell(command string) llm.Step {
+	return llm.Call("bash", map[string]any{"command": command, "description": "run " + command})
 }
 
 func TestCopilot(t *testing.T) {
@@ -97,7 +97,7 @@ func TestCopilot(t *testing.T) {
 	// A rewrite keeps the other arguments: mode async is one whose effect shows.
 	t.Run("fields-kept", func(t *testing.T) {
 		t.Parallel()
-		step := model.Call("bash", map[string]any{"command": "az group list", "description": "list", "mode": "async", "shellId": "groups"})
+		step := llm.Call("bash", map[string]any{"command": "az group list", "description": "list", "mode": "async", "shellId": "groups"})
 		without, with := copilotPair(t, c, []string{"--allow-all-tools"}, step, shell("sleep 1"))
 		for name, s := range map[string]*session{"without": without, "with": with} {
 			if r := s.result(t, 1).Content; !strings.Contains(r, "groups") {
@@ -132,14 +132,14 @@ func TestCopilot(t *testing.T) {
 	// the work) and edit.
 	for _, tc := range []struct {
 		name string
-		step func(work string) model.Step
+		step func(work string) llm.Step
 		file string
 	}{
-		{"create-policy", func(w string) model.Step {
-			return model.Call("create", map[string]any{"path": filepath.Join(w, "sub", ".ctxguard.yaml"), "file_text": "version: 1\n"})
+		{"create-policy", func(w string) llm.Step {
+			return llm.Call("create", map[string]any{"path": filepath.Join(w, "sub", ".ctxguard.yaml"), "file_text": "version: 1\n"})
 		}, filepath.Join("sub", ".ctxguard.yaml")},
-		{"edit-policy", func(w string) model.Step {
-			return model.Call("edit", map[string]any{"path": filepath.Join(w, ".ctxguard.yaml"), "old_str": "allow: [dev]", "new_str": "allow: ['*']"})
+		{"edit-policy", func(w string) llm.Step {
+			return llm.Call("edit", map[string]any{"path": filepath.Join(w, ".ctxguard.yaml"), "old_str": "allow: [dev]", "new_str": "allow: ['*']"})
 		}, ".ctxguard.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,7 @@
 // Copilot CLI, …) headless and offline, with ctxguard wired in by its own `ctxguard install`,
 // and judges ctxguard by what the clients then did: the command lines that reached the CLIs, as
 // the shim CLIs on PATH logged them with the context each acted in, and what the clients told
-// the model (internal/model) about each tool call.
+// the model (internal/llm) about each tool call.
 //
 // Every case runs twice, once without ctxguard and once with it, in throwaway homes: a rewrite
 // must change what runs, never whether it runs, so the client's own decision (its permission

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
 // geminiSettings is a user settings file for Gemini CLI on a machine with no Google account:
@@ -17,7 +17,7 @@ const geminiSettings = `{"security": {"auth": {"selectedType": "gemini-api-key"}
 `
 
 // gemini runs Gemini CLI headless (-p) in an approval mode against the scripted model.
-func (m *machine) gemini(t *testing.T, c client, mode string, script ...model.Step) *session {
+func (m *machine) gemini(t *testing.T, c client, mode string, script ...llm.Step) *session {
 	t.Helper()
 	launch := func(url string) ([]string, []string) {
 		return []string{"-p", "go", "--output-format", "stream-json", "-m", "gemini-2.5-flash", "--approval-mode", mode}, []string{
@@ -36,7 +36,7 @@ func (m *machine) gemini(t *testing.T, c client, mode string, script ...model.St
 // geminiPair runs one case without ctxguard and with it (installed by ctxguard install gemini),
 // with more user settings merged in (a JSON object, "" for none) and policy rules (TOML, "" for
 // none).
-func geminiPair(t *testing.T, c client, mode, settings, rules string, script ...model.Step) (without, with *session) {
+func geminiPair(t *testing.T, c client, mode, settings, rules string, script ...llm.Step) (without, with *session) {
 	t.Helper()
 	mWithout, mWith := newMachine(t), newMachine(t)
 	for _, m := range []*machine{mWithout, mWith} {
@@ -53,8 +53,8 @@ func geminiPair(t *testing.T, c client, mode, settings, rules string, script ...
 	return mWithout.gemini(t, c, mode, script...), mWith.gemini(t, c, mode, script...)
 }
 
-func runShell(command string) model.Step {
-	return model.Call("run_shell_command", map[string]any{"command": command, "description": "run " + command})
+func runShell(command string) llm.Step {
+	return llm.Call("run_shell_command", map[string]any{"command": command, "description": "run " + command})
 }
 
 func TestGemini(t *testing.T) {

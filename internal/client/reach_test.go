@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
-// The harnesses added for issue 13 whose clients run offline: each is run headless against the
+// The harnesses beyond the first five whose clients run offline: each is run headless against the
 // scripted model, once without ctxguard and once with it (installed by ctxguard install, in the
 // user scope and in the project's), and judged by what the shims ran and what the model was
 // told. Where a harness cannot rewrite, ctxguard's deny carries the fixed command, and the
@@ -23,7 +23,7 @@ import (
 // write the client's config into the machine first.
 type reachClient struct {
 	name, program string
-	shell         func(command string) model.Step
+	shell         func(command string) llm.Step
 	args          []string
 	env           func(t *testing.T, m *machine, url string) []string
 }
@@ -31,8 +31,8 @@ type reachClient struct {
 var reachClients = []reachClient{
 	{
 		name: "qwen", program: "qwen",
-		shell: func(c string) model.Step {
-			return model.Call("run_shell_command", map[string]any{"command": c, "description": "run " + c})
+		shell: func(c string) llm.Step {
+			return llm.Call("run_shell_command", map[string]any{"command": c, "description": "run " + c})
 		},
 		args: []string{"-p", "go", "--approval-mode", "yolo", "--auth-type", "openai"},
 		env: func(t *testing.T, m *machine, url string) []string {
@@ -44,7 +44,7 @@ var reachClients = []reachClient{
 	{name: "opencode", program: "opencode", shell: opencodeShell, args: []string{"run", "go"}, env: opencodeEnv("opencode", "opencode.json")},
 	{
 		name: "pi", program: "pi",
-		shell: func(c string) model.Step { return model.Call("bash", map[string]any{"command": c}) },
+		shell: func(c string) llm.Step { return llm.Call("bash", map[string]any{"command": c}) },
 		args:  []string{"-p", "go", "--provider", "local", "--model", "test-model"},
 		env: func(t *testing.T, m *machine, url string) []string {
 			write(t, filepath.Join(m.home, ".pi", "agent", "models.json"), `{"providers":{"local":{"baseUrl":"`+url+`/v1","api":"openai-completions","apiKey":"offline-test-key",`+
@@ -54,8 +54,8 @@ var reachClients = []reachClient{
 	},
 	{
 		name: "droid", program: "../@factory/cli-linux-x64/bin/droid",
-		shell: func(c string) model.Step {
-			return model.Call("Execute", map[string]any{"command": c, "riskLevelReason": "reads only", "riskLevel": "low"})
+		shell: func(c string) llm.Step {
+			return llm.Call("Execute", map[string]any{"command": c, "riskLevelReason": "reads only", "riskLevel": "low"})
 		},
 		args: []string{"exec", "--auto", "high", "-m", "custom:test-model", "go"},
 		env: func(t *testing.T, m *machine, url string) []string {
@@ -66,8 +66,8 @@ var reachClients = []reachClient{
 	},
 }
 
-func opencodeShell(c string) model.Step {
-	return model.Call("bash", map[string]any{"command": c, "description": "run " + c})
+func opencodeShell(c string) llm.Step {
+	return llm.Call("bash", map[string]any{"command": c, "description": "run " + c})
 }
 
 // opencodeEnv is for opencode (and its fork Kilo Code, whose runs take most of runTimeout on a
@@ -84,13 +84,13 @@ func opencodeEnv(name, config string) func(t *testing.T, m *machine, url string)
 }
 
 // session runs the client once on m.
-func (rc reachClient) session(t *testing.T, c client, m *machine, script ...model.Step) *session {
+func (rc reachClient) session(t *testing.T, c client, m *machine, script ...llm.Step) *session {
 	t.Helper()
 	return m.start(t, c, func(url string) ([]string, []string) { return rc.args, rc.env(t, m, url) }, script...)
 }
 
 // reachPair runs a case without ctxguard and with it, installed in scope.
-func reachPair(t *testing.T, rc reachClient, c client, scope string, script ...model.Step) (without, with *session) {
+func reachPair(t *testing.T, rc reachClient, c client, scope string, script ...llm.Step) (without, with *session) {
 	t.Helper()
 	mWithout, mWith := newMachine(t), newMachine(t)
 	mWith.run(t, mWith.ctxguard, "install", rc.name, "--scope", scope)
@@ -154,10 +154,10 @@ func TestReachClients(t *testing.T) {
 // model, so the case is judged by what ran and by the log.
 func TestReachCline(t *testing.T) {
 	c := need(t, "cline", "cline")
-	shell := func(command string) model.Step {
-		return model.Call("run_commands", map[string]any{"commands": []string{command}})
+	shell := func(command string) llm.Step {
+		return llm.Call("run_commands", map[string]any{"commands": []string{command}})
 	}
-	run := func(t *testing.T, m *machine, script ...model.Step) *session {
+	run := func(t *testing.T, m *machine, script ...llm.Step) *session {
 		t.Helper()
 		run := func(url string) ([]string, []string) {
 			m.run(t, c.bin, "auth", "-p", "openai", "-k", "offline-test-key", "-m", "test-model", "-b", url+"/v1")

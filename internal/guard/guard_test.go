@@ -74,7 +74,7 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		})
 	}
-	// One call of each provider added for issue 13 (azd and pulumi look for their project file
+	// One call of each provider beyond the first six (azd and pulumi look for their project file
 	// upward, helm and oc read the kubeconfig, doctl's state is 2400 lines of YAML).
 	req := rules.Request{Command: "aws s3 ls && docker ps && helm list && oc get pods && doctl compute droplet list && databricks clusters list && azd deploy && pulumi preview", Cwd: repo}
 	b.Run("calls=8-new-providers", func(b *testing.B) {

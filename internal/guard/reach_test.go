@@ -15,7 +15,7 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// TestMachineReach decides lines of the providers added for issue 13 against testdata/machine,
+// TestMachineReach decides lines of the providers beyond the first six against testdata/machine,
 // whose home holds the state their CLIs wrote (providers/testdata): docker's current context is
 // prod, doctl's prod, databricks' prod, the kubeconfig's dev; the repository is an azd project
 // whose default environment is dev.

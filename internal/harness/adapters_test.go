@@ -14,8 +14,9 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// Sample payloads of the harnesses added for issue 13, each from the harness's own
-// documentation or captured from the real client offline (ids made up).
+// Sample payloads of the harnesses beyond Claude Code, Copilot CLI, Gemini CLI, Cursor and
+// Codex, each from the harness's own documentation or captured from the real client offline
+// (ids made up).
 const (
 	// https://docs.windsurf.com/windsurf/cascade/hooks, "pre_run_command", with the common fields.
 	windsurfSample = `{"agent_action_name":"pre_run_command","trajectory_id":"t-1","execution_id":"e-1","timestamp":"2026-08-22T10:15:00.653-04:00","tool_info":{"command_line":"az group list","cwd":"/home/dev/infra"}}`
@@ -37,8 +38,6 @@ const (
 )
 
 func TestDecodeAdded(t *testing.T) {
-	defer func(os string) { hostOS = os }(hostOS)
-	hostOS = "linux"
 	req := func(harness, tool, shell, command, cwd, session, mode string) *Request {
 		return &Request{Request: rules.Request{Harness: harness, Tool: tool, Shell: shell, Command: command, Cwd: cwd, Session: session, Mode: mode}}
 	}
@@ -67,7 +66,7 @@ func TestDecodeAdded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			got, err := Decode(h, []byte(tt.payload))
+			got, err := decodeOn(h, []byte(tt.payload), "linux")
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -84,11 +83,9 @@ func TestDecodeAdded(t *testing.T) {
 // TestHostShell checks that the harnesses that do not say which shell runs a command read it as
 // PowerShell on Windows.
 func TestHostShell(t *testing.T) {
-	defer func(os string) { hostOS = os }(hostOS)
-	hostOS = "windows"
 	for name, payload := range map[string]string{"windsurf": windsurfSample, "cline": clineLegacySample} {
 		h, _ := Lookup(name)
-		req, err := Decode(h, []byte(payload))
+		req, err := decodeOn(h, []byte(payload), "windows")
 		if err != nil || req.Shell != "powershell" {
 			t.Errorf("%s on Windows: %+v, %v; want shell powershell", name, req, err)
 		}

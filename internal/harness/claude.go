@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/rules"
 )
 
 // claude is Claude Code's PreToolUse hook (https://code.claude.com/docs/en/hooks).
@@ -37,9 +38,9 @@ type snakeCase struct {
 // timeout_ms, command} (Claude Code 2.1.328), and Claude Code applies an updatedInput for it as
 // for Bash.
 var claudeShells = shellTools{
-	"Bash":       {"bash", "bash"},
-	"PowerShell": {"powershell", "powershell"},
-	"Monitor":    {"bash", "bash"},
+	"Bash":       bashTool,
+	"PowerShell": powershellTool,
+	"Monitor":    bashTool,
 }
 
 // claudeModes says, for each of Claude Code's permission modes
@@ -68,8 +69,8 @@ func claudeUnattended(mode, tool string) *bool {
 
 func (h snakeCase) Name() string { return h.name }
 
-func (h snakeCase) decode(top object) (*Request, error) {
-	req, err := decodeSnakeCase(top, h.shells)
+func (h snakeCase) decode(top object, goos string) (*Request, error) {
+	req, err := decodeSnakeCase(top, goos, h.shells)
 	if err == nil && h.files != nil {
 		input, _ := top.get("tool_input")
 		req, err = withFilePaths(req, input, "tool_input", h.files)
@@ -79,7 +80,7 @@ func (h snakeCase) decode(top object) (*Request, error) {
 
 // decodeSnakeCase reads the snake_case PreToolUse payload that Claude Code sends and that Copilot
 // CLI sends for hooks configured under the PascalCase event name.
-func decodeSnakeCase(top object, shells shellTools) (*Request, error) {
+func decodeSnakeCase(top object, goos string, shells shellTools) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
@@ -100,7 +101,7 @@ func decodeSnakeCase(top object, shells shellTools) (*Request, error) {
 		return nil, errors.New("missing tool_name")
 	}
 	input, _ := top.get("tool_input")
-	return withShellArgs(req, shells, input, "tool_input")
+	return withShellArgs(req, goos, shells, input, "tool_input")
 }
 
 // shellTools maps a harness's shell tools to the shell their commands are written for.
@@ -110,10 +111,21 @@ type shellTools map[string]toolShell
 // runs PowerShell whatever it is called.
 type toolShell struct{ unix, windows string }
 
-// shell is the shell of the named tool on hostOS; "" for a tool that is not a shell.
-func (t shellTools) shell(tool string) string {
-	s := t[tool]
-	if hostOS == "windows" {
+// The shells of a tool: bash everywhere (Claude Code's Bash, which is Git Bash on Windows),
+// PowerShell on Windows and bash elsewhere (most harnesses' one shell tool), PowerShell
+// everywhere.
+var (
+	bashTool       = toolShell{rules.ShellBash, rules.ShellBash}
+	systemShell    = toolShell{rules.ShellBash, rules.ShellPowerShell}
+	powershellTool = toolShell{rules.ShellPowerShell, rules.ShellPowerShell}
+)
+
+// shell is the shell of the named tool on goos; "" for a tool that is not a shell.
+func (t shellTools) shell(tool, goos string) string { return t[tool].on(goos) }
+
+// on is the shell on goos.
+func (s toolShell) on(goos string) string {
+	if goos == "windows" {
 		return s.windows
 	}
 	return s.unix
@@ -121,8 +133,8 @@ func (t shellTools) shell(tool string) string {
 
 // withShellArgs completes a request from its tool's arguments: for a shell tool they must be an
 // object with a string command; any other tool is returned with Shell "" and its arguments unread.
-func withShellArgs(req *Request, shells shellTools, raw json.RawMessage, name string) (*Request, error) {
-	req.Shell = shells.shell(req.Tool)
+func withShellArgs(req *Request, goos string, shells shellTools, raw json.RawMessage, name string) (*Request, error) {
+	req.Shell = shells.shell(req.Tool, goos)
 	if req.Shell == "" {
 		return req, nil
 	}
@@ -266,7 +278,7 @@ const claudeExecForm = "2.1.139"
 // so the entry works as long as the shell reads the path as one word. When it does not, the
 // hook cannot start, which Claude Code counts as a hook error that lets the command run.
 func claudeCheck(version string, argv []string, _, goos string) (string, bool) {
-	if argv == nil || !VersionLess(version, claudeExecForm) {
+	if argv == nil || !versionLess(version, claudeExecForm) {
 		return "", true
 	}
 	old := "it predates the exec form of hook commands (" + claudeExecForm + ") and runs the entry's command alone, through a shell"

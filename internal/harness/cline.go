@@ -33,7 +33,7 @@ const (
 
 func (cline) Name() string { return "cline" }
 
-func (cline) decode(top object) (*Request, error) {
+func (cline) decode(top object, goos string) (*Request, error) {
 	if name, ok, err := top.str("hookName"); err != nil {
 		return nil, err
 	} else if ok && name != "PreToolUse" && name != "tool_call" {
@@ -72,7 +72,7 @@ func (cline) decode(top object) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Shell = hostShell()
+	req.Shell = systemShell.on(goos)
 	if req.Tool == clineExecuteCommand {
 		cmd, ok, err := obj.str("command")
 		if err != nil {
@@ -191,7 +191,7 @@ var clineSetup = Setup{
 	ProjectFile: ".clinerules/hooks/PreToolUse",
 	Script: func(self string, o Options) ([]byte, error) {
 		if o.GOOS == "windows" {
-			return nil, errors.New("Cline runs hooks on Windows as PreToolUse.ps1, which ctxguard does not write yet")
+			return nil, errors.New("on Windows Cline runs PreToolUse.ps1, which ctxguard does not write yet")
 		}
 		return []byte("#!/bin/sh\n# " + scriptMark + " cline`: Cline runs it before every tool call.\nexec " +
 			shellLine(o.GOOS, self, "hook", "--harness", "cline") + "\n"), nil

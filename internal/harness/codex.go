@@ -9,7 +9,7 @@ var codex = snakeCase{name: "codex", shells: codexShells, limits: limits{rewrite
 
 // codexShells maps Codex's shell tool to its shell: the session's shell, which is PowerShell on
 // Windows (codex-rs shell-command/src/shell_detect.rs, default_user_shell_from_path).
-var codexShells = shellTools{"Bash": {"bash", "powershell"}}
+var codexShells = shellTools{"Bash": systemShell}
 
 // codexUnattended: Codex sends permission_mode bypassPermissions when it never asks (approval
 // policy never, as codex exec runs). Its default mode runs sandboxed commands without asking

@@ -20,17 +20,17 @@ type copilot struct{}
 // Claude Code's tool names, and reports both bash and powershell as "Bash"; Copilot CLI's shell
 // tool is powershell on Windows and bash elsewhere, so "Bash" is read as the one of the system.
 var copilotShells = shellTools{
-	"bash":       {"bash", "bash"},
-	"powershell": {"powershell", "powershell"},
-	"Bash":       {"bash", "powershell"},
-	"PowerShell": {"powershell", "powershell"},
+	"bash":       bashTool,
+	"powershell": powershellTool,
+	"Bash":       systemShell,
+	"PowerShell": powershellTool,
 }
 
 func (copilot) Name() string { return "copilot" }
 
-func (copilot) decode(top object) (*Request, error) {
+func (copilot) decode(top object, goos string) (*Request, error) {
 	if !top.has("toolName") && !top.has("toolArgs") && (top.has("tool_name") || top.has("tool_input")) {
-		return decodeSnakeCase(top, copilotShells)
+		return decodeSnakeCase(top, goos, copilotShells)
 	}
 	req := &Request{}
 	err := top.strs(field{"toolName", &req.Tool}, field{"sessionId", &req.Session}, field{"agentId", &req.Agent}, field{"cwd", &req.Cwd})
@@ -41,7 +41,7 @@ func (copilot) decode(top object) (*Request, error) {
 		return nil, errors.New("missing toolName")
 	}
 	raw, _ := top.get("toolArgs")
-	if req, err = withShellArgs(req, copilotShells, raw, "toolArgs"); err != nil {
+	if req, err = withShellArgs(req, goos, copilotShells, raw, "toolArgs"); err != nil {
 		return nil, err
 	}
 	return withFilePaths(req, raw, "toolArgs", copilotFileTools)
@@ -161,7 +161,7 @@ const copilotMatcher = "bash|powershell|create|edit"
 const copilotRewrite = "1.0.24"
 
 func copilotCheck(version string, _ []string, _, _ string) (string, bool) {
-	if VersionLess(version, copilotRewrite) {
+	if versionLess(version, copilotRewrite) {
 		return "it ignores modifiedArgs (applied from " + copilotRewrite + "), so a command ctxguard binds would run unbound", false
 	}
 	return "", true

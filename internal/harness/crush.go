@@ -20,13 +20,13 @@ import (
 // POSIX shell on every system, so its commands are read as bash.
 type crush struct{}
 
-var crushShells = shellTools{"bash": {"bash", "bash"}}
+var crushShells = shellTools{"bash": bashTool}
 
 var crushLimits = limits{rewrite: true, ask: false}
 
 func (crush) Name() string { return "crush" }
 
-func (crush) decode(top object) (*Request, error) {
+func (crush) decode(top object, goos string) (*Request, error) {
 	// Crush accepts its event names in any case and snake_case (pre_tool_use).
 	if event, ok, err := top.str("event"); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func (crush) decode(top object) (*Request, error) {
 		return nil, errors.New("missing tool_name")
 	}
 	input, _ := top.get("tool_input")
-	return withShellArgs(req, crushShells, input, "tool_input")
+	return withShellArgs(req, goos, crushShells, input, "tool_input")
 }
 
 // crushOutput is Crush's answer. reason is what the model reads for a deny; context is added to

@@ -27,11 +27,11 @@ const (
 
 // cursorShells maps Cursor's shell tool to its shell: the agent's terminal, PowerShell on
 // Windows.
-var cursorShells = shellTools{"Shell": {"bash", "powershell"}}
+var cursorShells = shellTools{"Shell": systemShell}
 
 func (cursor) Name() string { return "cursor" }
 
-func (cursor) decode(top object) (*Request, error) {
+func (cursor) decode(top object, goos string) (*Request, error) {
 	event, _, err := top.str("hook_event_name")
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (cursor) decode(top object) (*Request, error) {
 		if !ok {
 			return nil, errors.New("beforeShellExecution payload has no command")
 		}
-		req.Tool, req.Shell, req.Command = "Shell", cursorShells.shell("Shell"), cmd
+		req.Tool, req.Shell, req.Command = "Shell", cursorShells.shell("Shell", goos), cmd
 		return req, nil
 	case cursorToolEvent:
 		if err := top.strs(field{"tool_name", &req.Tool}); err != nil {
@@ -72,7 +72,7 @@ func (cursor) decode(top object) (*Request, error) {
 			return nil, errors.New("missing tool_name")
 		}
 		input, _ := top.get("tool_input")
-		if req, err = withShellArgs(req, cursorShells, input, "tool_input"); err != nil || req.Shell == "" {
+		if req, err = withShellArgs(req, goos, cursorShells, input, "tool_input"); err != nil || req.Shell == "" {
 			return req, err
 		}
 		dir, _, err := req.args.str("working_directory")

@@ -13,7 +13,7 @@ import (
 // updatedInput with no decision: Droid then judges the bound command by its own autonomy level
 // (and asks where it would). An allow with it would run the call past that level: in
 // `droid exec --auto low`, a call the model marked high risk ran. Its shell tool is Execute.
-var droid = snakeCase{name: "droid", shells: shellTools{"Execute": {"bash", "bash"}}, limits: limits{rewrite: true, ask: false}}
+var droid = snakeCase{name: "droid", shells: shellTools{"Execute": bashTool}, limits: limits{rewrite: true, ask: false}}
 
 // droidSetup wires ctxguard into Droid: its hooks.json is the bare event map (no "hooks" key),
 // with Claude Code's groups. Without a hooks.json, Droid reads the "hooks" key of the settings.json

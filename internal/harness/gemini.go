@@ -17,11 +17,11 @@ type gemini struct{}
 
 // geminiShells maps Gemini CLI's shell tool to its shell: bash, and on Windows PowerShell
 // (packages/core/src/utils/shell-utils.ts, getShellConfiguration).
-var geminiShells = shellTools{"run_shell_command": {"bash", "powershell"}}
+var geminiShells = shellTools{"run_shell_command": systemShell}
 
 func (gemini) Name() string { return "gemini" }
 
-func (gemini) decode(top object) (*Request, error) {
+func (gemini) decode(top object, goos string) (*Request, error) {
 	if event, ok, err := top.str("hook_event_name"); err != nil {
 		return nil, err
 	} else if ok && event != "BeforeTool" {
@@ -35,7 +35,7 @@ func (gemini) decode(top object) (*Request, error) {
 		return nil, errors.New("missing tool_name")
 	}
 	input, _ := top.get("tool_input")
-	req, err := withShellArgs(req, geminiShells, input, "tool_input")
+	req, err := withShellArgs(req, goos, geminiShells, input, "tool_input")
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,11 @@ import (
 type goose struct{}
 
 // gooseShells maps goose's shell tool (the developer extension's) to its shell.
-var gooseShells = shellTools{"developer__shell": {"bash", "bash"}}
+var gooseShells = shellTools{"developer__shell": bashTool}
 
 func (goose) Name() string { return "goose" }
 
-func (goose) decode(top object) (*Request, error) {
+func (goose) decode(top object, goos string) (*Request, error) {
 	if event, ok, err := top.str("event"); err != nil {
 		return nil, err
 	} else if ok && event != "PreToolUse" {
@@ -34,7 +34,7 @@ func (goose) decode(top object) (*Request, error) {
 		return nil, errors.New("missing tool_name")
 	}
 	input, _ := top.get("tool_input")
-	return withShellArgs(req, gooseShells, input, "tool_input")
+	return withShellArgs(req, goos, gooseShells, input, "tool_input")
 }
 
 // gooseOutput is goose's answer to a PreToolUse hook; goose tells the model the reason.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 
 	"github.com/ctxguard/ctxguard/rules"
@@ -48,9 +49,10 @@ func (b Blocked) Error() string { return b.Reason }
 type Harness interface {
 	// Name is the name used on the command line (--harness) and in Request.Harness.
 	Name() string
-	// decode reads one hook payload, already parsed; [Decode] names the harness in the request
+	// decode reads one hook payload, already parsed, as the harness sends it on goos, whose
+	// shell a tool may run in (PowerShell on Windows); [Decode] names the harness in the request
 	// and in the error, and adds the facts read by harness name ([Unattended], [Subagent]).
-	decode(top object) (*Request, error)
+	decode(top object, goos string) (*Request, error)
 	// Encode writes the harness's answer: nothing at all for allow, otherwise exactly one JSON
 	// object followed by a newline, or, for a harness that reads only the exit code, returns
 	// [Blocked]. req is the request being answered; a rewrite (or an ask that carries a command)
@@ -100,17 +102,21 @@ func Names() []string {
 // Decode reads one hook payload for h. It fails on a payload that is not JSON, has the wrong
 // shape, or is a shell tool call without a command; for a tool that is not a shell it returns a
 // Request with Shell "".
-func Decode(h Harness, data []byte) (*Request, error) {
+//
+// The payload is read as on this system, which is the harness's.
+func Decode(h Harness, data []byte) (*Request, error) { return decodeOn(h, data, runtime.GOOS) }
+
+func decodeOn(h Harness, data []byte, goos string) (*Request, error) {
 	top, err := parseObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
 	}
-	return decode(h, top)
+	return decode(h, top, goos)
 }
 
 // decode has h read a parsed payload, and completes the request with what every harness's has.
-func decode(h Harness, top object) (*Request, error) {
-	req, err := h.decode(top)
+func decode(h Harness, top object, goos string) (*Request, error) {
+	req, err := h.decode(top, goos)
 	if err != nil {
 		return nil, fmt.Errorf("read %s payload: %w", h.Name(), err)
 	}
@@ -150,7 +156,7 @@ func Detect(data []byte) (Harness, *Request, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := decode(h, top)
+	req, err := decode(h, top, runtime.GOOS)
 	return h, req, err
 }
 

@@ -14,7 +14,8 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// The sample payloads of research/harness-protocols.md §6.
+// Sample payloads of Claude Code, Copilot CLI, Gemini CLI, Cursor and Codex, each as the
+// harness's hook documentation shows it (ids made up).
 const (
 	claudeSample        = `{"session_id":"7b1e2c9a-5d1f","transcript_path":"/home/dev/.claude/projects/-home-dev-infra/7b1e2c9a.jsonl","cwd":"/home/dev/infra","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"az group list","description":"List resource groups","timeout":120000,"run_in_background":false},"tool_use_id":"toolu_01AbCd"}`
 	codexSample         = `{"session_id":"s1","turn_id":"t1","transcript_path":null,"cwd":"/home/dev/infra","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_use_id":"c1","tool_input":{"command":"az group list"}}`
@@ -71,11 +72,10 @@ func TestDecode(t *testing.T) {
 		{"cursor preToolUse other tool", "cursor", `{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"x"}}`, &Request{Request: rules.Request{Harness: "cursor", Tool: "Read"}}},
 		{"codex sample", "codex", codexSample, &Request{Request: rules.Request{Harness: "codex", Tool: "Bash", Shell: "bash", Command: "az group list", Cwd: "/home/dev/infra", Session: "s1", Mode: "default"}}},
 	}
-	onHost(t, "linux")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Lookup(tt.harness)
-			got, err := Decode(h, []byte(tt.payload))
+			got, err := decodeOn(h, []byte(tt.payload), "linux")
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -88,18 +88,10 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// onHost makes the adapters decode as on goos for the rest of the test.
-func onHost(t *testing.T, goos string) {
-	old := hostOS
-	hostOS = goos
-	t.Cleanup(func() { hostOS = old })
-}
-
 // TestDecodeShellOnWindows: on Windows the shell tool of Codex, Gemini CLI, Cursor and
 // Copilot CLI (whose snake_case payload calls every shell tool Bash) runs PowerShell; Claude
 // Code's Bash tool is Git Bash, and its PowerShell tool PowerShell.
 func TestDecodeShellOnWindows(t *testing.T) {
-	onHost(t, "windows")
 	tests := []struct {
 		name, harness, payload, want string
 	}{
@@ -115,7 +107,7 @@ func TestDecodeShellOnWindows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		h, _ := Lookup(tt.harness)
-		req, err := Decode(h, []byte(tt.payload))
+		req, err := decodeOn(h, []byte(tt.payload), "windows")
 		if err != nil || req.Shell != tt.want {
 			t.Errorf("%s: Shell = %q, %v; want %q", tt.name, req.Shell, err, tt.want)
 		}

@@ -2,7 +2,7 @@ package harness
 
 // kilo is Kilo Code's CLI (kilo), an opencode fork that loads the same plugins from its own
 // folders ({plugin,plugins}/*.{ts,js} under ~/.config/kilo and .kilo/); the plugin is opencode's.
-var kilo = plugin{name: "kilo", shells: shellTools{"bash": {"bash", "bash"}}, limits: limits{rewrite: true}}
+var kilo = plugin{name: "kilo", shells: shellTools{"bash": bashTool}, limits: limits{rewrite: true}}
 
 var kiloSetup = Setup{
 	Title: "Kilo Code",

@@ -14,7 +14,7 @@ var opencodeShim string
 // permission check runs after it, on the changed arguments. It has no way to ask from there
 // (permission.ask is another hook, for opencode's own prompts), so an ask is a deny that says a
 // human must run the command.
-var opencode = plugin{name: "opencode", shells: shellTools{"bash": {"bash", "bash"}}, limits: limits{rewrite: true}}
+var opencode = plugin{name: "opencode", shells: shellTools{"bash": bashTool}, limits: limits{rewrite: true}}
 
 // opencodeSetup installs the plugin as ctxguard.js in opencode's plugin folder, which opencode
 // loads at startup, every file of it: those folders and the config files that list plugins are

@@ -12,7 +12,7 @@ var piShim string
 // docs/extensions.md). The extension refuses a call by returning {block: true, reason},
 // rewrites it by changing event.input, and asks with ctx.ui.confirm when pi has a UI; without
 // one (pi -p) an ask is refused.
-var pi = plugin{name: "pi", shells: shellTools{"bash": {"bash", "bash"}}, limits: limits{rewrite: true, ask: true}}
+var pi = plugin{name: "pi", shells: shellTools{"bash": bashTool}, limits: limits{rewrite: true, ask: true}}
 
 // piSetup installs the extension as ctxguard.js in pi's extensions folder, which pi discovers at
 // startup ($PI_CODING_AGENT_DIR moves ~/.pi/agent).

@@ -27,7 +27,7 @@ type plugin struct {
 
 func (p plugin) Name() string { return p.name }
 
-func (p plugin) decode(top object) (*Request, error) {
+func (p plugin) decode(top object, goos string) (*Request, error) {
 	req := &Request{}
 	if err := top.strs(field{"tool", &req.Tool}, field{"session", &req.Session}, field{"cwd", &req.Cwd}); err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (p plugin) decode(top object) (*Request, error) {
 		return nil, errors.New("missing tool")
 	}
 	args, _ := top.get("args")
-	req, err := withShellArgs(req, p.shells, args, "args")
+	req, err := withShellArgs(req, goos, p.shells, args, "args")
 	if err != nil || req.Shell == "" {
 		return req, err
 	}

@@ -13,7 +13,7 @@ import (
 // does, in 0.24), and an allow that carries one runs the original command. A rewrite is
 // therefore a deny that carries the fixed command. Its ask is honoured, and headless (-p) it is
 // a refusal. Its shell tool is run_shell_command.
-var qwen = snakeCase{name: "qwen", shells: shellTools{"run_shell_command": {"bash", "bash"}}, limits: limits{rewrite: false, ask: true}}
+var qwen = snakeCase{name: "qwen", shells: shellTools{"run_shell_command": bashTool}, limits: limits{rewrite: false, ask: true}}
 
 // qwenSetup wires ctxguard into Qwen Code: a PreToolUse group for its shell tool in Claude Code's
 // layout, in Gemini CLI's settings files. Its timeout is in seconds, but a value of 1000 or more

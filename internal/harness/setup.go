@@ -3,7 +3,6 @@ package harness
 import (
 	"encoding/json"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,9 +119,9 @@ type Client struct {
 	Check func(version string, argv []string, line, goos string) (note string, ok bool)
 }
 
-// VersionLess reports whether the dotted version a is older than b, comparing each number; a
+// versionLess reports whether the dotted version a is older than b, comparing each number; a
 // part that is not a number compares as 0.
-func VersionLess(a, b string) bool {
+func versionLess(a, b string) bool {
 	as, bs := strings.Split(a, "."), strings.Split(b, ".")
 	for i := range max(len(as), len(bs)) {
 		x, y := versionPart(as, i), versionPart(bs, i)
@@ -317,16 +316,4 @@ func refusal[T any](answer []byte, reason func(*T) string) (string, error) {
 		return r, nil
 	}
 	return string(answer), nil
-}
-
-// hostOS is the system ctxguard runs on, which is the harness's: a harness that does not say
-// which shell runs a command (Windsurf, Cline) uses PowerShell on Windows and a POSIX shell
-// elsewhere. A variable, so that tests can read payloads as either system's.
-var hostOS = runtime.GOOS
-
-func hostShell() string {
-	if hostOS == "windows" {
-		return "powershell"
-	}
-	return "bash"
 }

@@ -212,8 +212,8 @@ func TestVersionLess(t *testing.T) {
 		{"1.0", "1.0.1", true},
 		{"10.0.0", "9.9.9", false},
 	} {
-		if got := VersionLess(tt.a, tt.b); got != tt.want {
-			t.Errorf("VersionLess(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := versionLess(tt.a, tt.b); got != tt.want {
+			t.Errorf("versionLess(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -21,7 +21,7 @@ const windsurfEvent = "pre_run_command"
 
 func (windsurf) Name() string { return "windsurf" }
 
-func (windsurf) decode(top object) (*Request, error) {
+func (windsurf) decode(top object, goos string) (*Request, error) {
 	event, _, err := top.str("agent_action_name")
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func (windsurf) decode(top object) (*Request, error) {
 	if event != windsurfEvent {
 		return nil, fmt.Errorf("hook event is %q, want %s", event, windsurfEvent)
 	}
-	req := &Request{Request: rules.Request{Tool: "run_command", Shell: hostShell()}}
+	req := &Request{Request: rules.Request{Tool: "run_command", Shell: systemShell.on(goos)}}
 	if err := top.strs(field{"trajectory_id", &req.Session}); err != nil {
 		return nil, err
 	}

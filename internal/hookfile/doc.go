@@ -14,7 +14,7 @@
 // Every harness keeps its hooks under a top-level "hooks" object, one array per event: Copilot
 // CLI and Cursor list handlers in it directly, while Claude Code, Gemini CLI and Codex list
 // groups of the form {matcher, hooks: [handler…]} ([Layout]). A handler is ctxguard's when the
-// program it runs is named ctxguard ([Owned]); nothing else is ever removed.
+// program it runs is named ctxguard (see owned); nothing else is ever removed.
 //
 // Settings files may hold comments and trailing commas (JSON with commas and comments, which
 // editors allow in settings files): comments stay where they are, a comment on the line of the

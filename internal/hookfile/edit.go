@@ -76,9 +76,9 @@ func firstMember(n *Node) *Node {
 	return nil
 }
 
-// Append returns the file with value (one JSON value, any formatting) added as the last item
+// appendItem returns the file with value (one JSON value, any formatting) added as the last item
 // of the array arr.
-func (d *Doc) Append(arr *Node, value []byte) ([]byte, error) {
+func (d *Doc) appendItem(arr *Node, value []byte) ([]byte, error) {
 	v, err := parseTree(value, "value")
 	if err != nil {
 		return nil, err
@@ -86,8 +86,8 @@ func (d *Doc) Append(arr *Node, value []byte) ([]byte, error) {
 	return d.insert(arr, func(base string, multi bool) string { return d.style.render(v, base, multi) }), nil
 }
 
-// Put returns the file with the member key: value added as the last member of the object obj.
-func (d *Doc) Put(obj *Node, key string, value []byte) ([]byte, error) {
+// put returns the file with the member key: value added as the last member of the object obj.
+func (d *Doc) put(obj *Node, key string, value []byte) ([]byte, error) {
 	v, err := parseTree(value, "value")
 	if err != nil {
 		return nil, err
@@ -216,11 +216,11 @@ func skipBlank(src []byte, i int) int {
 	return i
 }
 
-// Delete returns the file without n, a member of an object or an item of an array, taking out
+// remove returns the file without n, a member of an object or an item of an array, taking out
 // exactly what insert added: the text from the end of the previous sibling's tail to the end of
 // n's (and the comma insert put after that sibling when n was last without one), or for the
 // first child, from n to the next sibling. Comments that are not on n's line stay.
-func (d *Doc) Delete(n *Node) []byte {
+func (d *Doc) remove(n *Node) []byte {
 	p := n.Parent
 	if p == nil {
 		return d.src

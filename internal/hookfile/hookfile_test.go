@@ -364,8 +364,8 @@ func TestOwnedPathWithSpace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := Owned(n); got != tt.want {
-			t.Errorf("Owned(%s) = %v, want %v", tt.handler, got, tt.want)
+		if got := owned(n); got != tt.want {
+			t.Errorf("owned(%s) = %v, want %v", tt.handler, got, tt.want)
 		}
 	}
 	// The bookkeeping that depends on it: a second install changes nothing, uninstall takes

@@ -64,10 +64,10 @@ func (h Hook) Command(goos string) (argv []string, line string) {
 	return nil, ""
 }
 
-// Owned reports whether a handler is ctxguard's: the program it runs ([Program] of
+// owned reports whether a handler is ctxguard's: the program it runs ([Program] of
 // [Hook.Command]) is named ctxguard or ctxguard.exe, in any directory, on either system (a
 // handler may hold a line for each).
-func Owned(handler *Node) bool {
+func owned(handler *Node) bool {
 	if handler == nil || handler.Kind != Object {
 		return false
 	}
@@ -166,7 +166,7 @@ func (d *Doc) find(layout Layout, event string) []Hook {
 		}
 		matcher, _ := item.Get("matcher").Str()
 		if !layout.Nested {
-			if Owned(item) {
+			if owned(item) {
 				out = append(out, Hook{Event: event, Matcher: matcher, Handler: item})
 			}
 			continue
@@ -176,7 +176,7 @@ func (d *Doc) find(layout Layout, event string) []Hook {
 			continue
 		}
 		for _, h := range hs.Children {
-			if Owned(h) {
+			if owned(h) {
 				out = append(out, Hook{Event: event, Matcher: matcher, Handler: h})
 			}
 		}
@@ -228,13 +228,13 @@ func install(data []byte, file string, layout Layout, e Entry) ([]byte, error) {
 		return nil, err
 	}
 	if hooks, _ = d.hooks(file, layout); hooks == nil {
-		return d.Put(d.Root, "hooks", []byte(fmt.Sprintf(`{%q:[%s]}`, e.Event, e.Value)))
+		return d.put(d.Root, "hooks", []byte(fmt.Sprintf(`{%q:[%s]}`, e.Event, e.Value)))
 	}
 	arr := hooks.Get(e.Event)
 	if arr == nil {
-		return d.Put(hooks, e.Event, []byte("["+string(e.Value)+"]"))
+		return d.put(hooks, e.Event, []byte("["+string(e.Value)+"]"))
 	}
-	return d.Append(arr, e.Value)
+	return d.appendItem(arr, e.Value)
 }
 
 // same reports whether the found handler is installed exactly as value says: alone in a group
@@ -273,7 +273,7 @@ func remove(data []byte, file string, layout Layout, event string) ([]byte, erro
 		if len(found) == 0 {
 			return data, nil
 		}
-		data = d.Delete(outermost(found[0], layout))
+		data = d.remove(outermost(found[0], layout))
 	}
 }
 

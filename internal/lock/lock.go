@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// ErrBusy is returned by [Acquire] when another process held the lock for the whole wait.
-var ErrBusy = errors.New("locked by another process")
+// errBusy is returned by [Acquire] when another process held the lock for the whole wait.
+var errBusy = errors.New("locked by another process")
 
 // poll is how often Acquire tries again while the lock is held.
 const poll = time.Millisecond
@@ -40,7 +40,7 @@ func Acquire(path string, wait time.Duration) (release func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, ErrBusy)
+			return nil, fmt.Errorf("lock %s: %w", path, errBusy)
 		}
 		time.Sleep(poll)
 	}

@@ -16,8 +16,8 @@ func TestExclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := Acquire(path, 30*time.Millisecond); !errors.Is(err, ErrBusy) {
-		t.Fatalf("second Acquire while held: %v, want ErrBusy", err)
+	if _, err := Acquire(path, 30*time.Millisecond); !errors.Is(err, errBusy) {
+		t.Fatalf("second Acquire while held: %v, want errBusy", err)
 	}
 	if waited := time.Since(start); waited < 30*time.Millisecond {
 		t.Errorf("gave up after %v, want the whole wait", waited)

@@ -1,11 +1,11 @@
 package policy
 
 import (
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
@@ -264,18 +264,24 @@ type writersFile struct {
 // (builtin/protect.yaml).
 func ParseWriters(data []byte, file string) ([]rules.Writer, error) {
 	var f writersFile
-	if err := codec.DecodeStrict(data, file, &f); err != nil {
+	pos, err := codec.Decode(data, file, &f)
+	if pos == nil {
 		return nil, err
 	}
+	problems := codec.NewProblems(pos, err)
 	for i, w := range f.Writers {
+		at := "writers." + strconv.Itoa(i)
 		switch w.Operands {
-		case "all", "first", "last":
+		case rules.OperandsAll, rules.OperandsFirst, rules.OperandsLast:
 		default:
-			return nil, fmt.Errorf("%s: writer %d (%s): operands is %q, want all, first or last", file, i+1, w.Command, w.Operands)
+			problems.Add(at+".operands", "operands is %q, want %s, %s or %s", w.Operands, rules.OperandsAll, rules.OperandsFirst, rules.OperandsLast)
 		}
 		if w.Command == "" {
-			return nil, fmt.Errorf("%s: writer %d has no command", file, i+1)
+			problems.Add(at, "a writer needs a command")
 		}
+	}
+	if err := problems.Err(); err != nil {
+		return nil, err
 	}
 	return f.Writers, nil
 }

@@ -104,8 +104,9 @@ func TestParseWriters(t *testing.T) {
 			t.Errorf("%s is not listed", c)
 		}
 	}
-	if _, err := ParseWriters([]byte("writers:\n  - {command: x, operands: some}\n"), "bad.yaml"); err == nil {
-		t.Error("an unknown operands value was accepted")
+	_, err = ParseWriters([]byte("writers:\n  - {command: x, operands: all}\n  - {command: y, operands: some}\n"), "bad.yaml")
+	if want := `bad.yaml:3:18: operands is "some", want all, first or last`; err == nil || err.Error() != want {
+		t.Errorf("an unknown operands value: %v, want %s", err, want)
 	}
 }
 

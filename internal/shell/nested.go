@@ -7,23 +7,6 @@ import (
 	"github.com/ctxguard/ctxguard/rules"
 )
 
-// dialect is a language a text is read in. A string that a wrapper runs is read in the language
-// of the shell that runs it, whatever the language of the line around it: `pwsh -c '…'` in a
-// bash line is PowerShell, `bash -c '…'` in a PowerShell line is bash.
-type dialect uint8
-
-const (
-	bashDialect dialect = 1 << iota // sh, bash, zsh …: read with mvdan.cc/sh in bash mode
-	psDialect                       // PowerShell 7 and Windows PowerShell 5.1: read by powershell*.go
-	// cmdDialect is cmd.exe's. There is no reader for it: a text in which every character means
-	// the same to cmd and to bash (words, double quotes, && || | & and redirections) is read as
-	// bash; anything else (%VAR%, ^ escapes, single quotes that cmd does not treat as quotes,
-	// backslashes) is unreadable.
-	cmdDialect
-
-	anyDialect = bashDialect | psDialect
-)
-
 // child is text that a command in s runs as a script: a text of its own, whose calls are Nested.
 func (s *source) child(text string) *source {
 	return &source{text: text, src: text, nested: true, depth: s.depth + 1}

@@ -1,7 +1,7 @@
-// Command model serves the scripted model of internal/model on 127.0.0.1, to run an agent
+// Command llm serves the scripted model of internal/llm on 127.0.0.1, to run an agent
 // client by hand against it:
 //
-//	go run ./internal/cmd/model -script steps.json -log requests.jsonl
+//	go run ./internal/cmd/llm -script steps.json -log requests.jsonl
 //
 // steps.json is a list of steps, [{"tool":"Bash","input":{"command":"az group list"}},
 // {"text":"done."}]. The program prints the server's URL, then serves until it is interrupted,
@@ -16,7 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ctxguard/ctxguard/internal/model"
+	"github.com/ctxguard/ctxguard/internal/llm"
 )
 
 func main() {
@@ -30,7 +30,7 @@ func run() error {
 	script := flag.String("script", "", "a JSON file with the list of steps")
 	log := flag.String("log", "", "where to write the requests when interrupted (default: stderr)")
 	flag.Parse()
-	var steps []model.Step
+	var steps []llm.Step
 	if *script != "" {
 		data, err := os.ReadFile(*script)
 		if err != nil {
@@ -45,10 +45,10 @@ func run() error {
 			return fmt.Errorf("%s: %w", *script, err)
 		}
 		for _, s := range raw {
-			steps = append(steps, model.Step{Tool: s.Tool, Input: s.Input, Text: s.Text})
+			steps = append(steps, llm.Step{Tool: s.Tool, Input: s.Input, Text: s.Text})
 		}
 	}
-	srv, err := model.Start(steps...)
+	srv, err := llm.Start(steps...)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package model
+package llm
 
 import "encoding/json"
 
@@ -81,7 +81,8 @@ func (a anthropic) whole(id string, step Step, input []byte) []byte {
 
 func (a anthropic) events(id string, step Step, input []byte) []event {
 	b, stop := a.block(id, step, input)
-	start, delta := map[string]any{}, map[string]any{}
+	start := map[string]any{}
+	var delta map[string]any
 	for k, v := range b {
 		start[k] = v
 	}

@@ -1,4 +1,4 @@
-// Package model is a scripted language model on 127.0.0.1, for running real agent clients
+// Package llm is a scripted language model on 127.0.0.1, for running real agent clients
 // offline: it answers the model APIs the clients call (Anthropic Messages, OpenAI chat
 // completions, OpenAI Responses and Gemini's generateContent, streamed or not) by following a script of tool calls, and
 // records every request, so that a test can read what the client told the model, such as the
@@ -8,7 +8,7 @@
 // of the script is the number of tool calls the model already made in it. A client that sends
 // side requests (a title, a summary) gets the same step as the main loop would; the recorded
 // conversation of the last request is what matters.
-package model
+package llm
 
 import (
 	"encoding/json"
