@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/spec"
@@ -89,13 +88,19 @@ func Evaluate(in Input) Result {
 	}
 	e.guarded = len(in.Policy.Files) > 0
 	var res Result
+	// A function's body is a call of its own at each call of the function: the same place in
+	// the line, bound once. A set keeps that linear in a line of a thousand bound calls.
+	edits := map[Edit]bool{}
 	for i := range in.Calls {
 		for _, t := range e.call(&in.Calls[i]) {
+			if res.Calls == nil {
+				// A trace per call, mostly: allocated once rather than doubled up to the line's length.
+				res.Calls = make([]CallTrace, 0, len(in.Calls)-i)
+			}
 			res.Calls = append(res.Calls, t.CallTrace)
 			for _, ed := range t.edits {
-				// A function's body is a call of its own at each call of the function: the
-				// same place in the line, bound once.
-				if !slices.Contains(res.Edits, ed) {
+				if !edits[ed] {
+					edits[ed] = true
 					res.Edits = append(res.Edits, ed)
 				}
 			}
@@ -123,16 +128,16 @@ func summarise(calls []CallTrace) (Verdict, string, string) {
 	}
 	var rule string
 	var reasons []string
+	seen := map[string]bool{}
 	for _, c := range calls {
-		if c.Verdict != v || c.Reason == "" {
+		if c.Verdict != v || c.Reason == "" || seen[c.Reason] {
 			continue
 		}
 		if rule == "" {
 			rule = c.Rule
 		}
-		if !slices.Contains(reasons, c.Reason) {
-			reasons = append(reasons, c.Reason)
-		}
+		seen[c.Reason] = true
+		reasons = append(reasons, c.Reason)
 	}
 	return v, rule, strings.Join(reasons, "\n")
 }
