@@ -82,7 +82,7 @@ func (w *walker) program(sc *scope, wd rules.Word) (string, bool) {
 	if !wd.Literal {
 		return "", false
 	}
-	if !strings.ContainsAny(wd.Value, `/\`) {
+	if !hasSlash(wd.Value) {
 		p, ok := sc.names[wd.Value]
 		return p, ok
 	}
@@ -116,7 +116,7 @@ func (w *walker) programOf(f frame, sc *scope, src rules.Word, syn *syntax.Word)
 		return p
 	}
 	if src.Literal {
-		if strings.ContainsAny(src.Value, `/\`) {
+		if hasSlash(src.Value) {
 			return commandName(src)
 		}
 		return ""
