@@ -12,7 +12,7 @@ import (
 func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
 	bindable := p.Bind != nil
 	if bindable {
-		if _, rejects := e.matchAny(p.Bind.Reject, a, path); rejects {
+		if _, rejects := matchAny(e.patternsOf(p).reject, a, path); rejects {
 			bindable = false
 		}
 	}

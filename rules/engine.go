@@ -78,7 +78,7 @@ type Switched struct {
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{},
+	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}, parsed: map[*spec.Spec]*specPatterns{},
 		options: map[*spec.Spec][]string{}, regexps: map[string]*regexp.Regexp{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
@@ -152,6 +152,7 @@ type engine struct {
 	switches []Switched
 	memo     map[string]resolved
 	patterns map[string]pattern
+	parsed   map[*spec.Spec]*specPatterns
 	// facts are the facts conditions read, for explanations.
 	facts map[string]string
 	// options and regexps are what the per-call checks would otherwise compute again for every
@@ -249,7 +250,7 @@ func values(c *Call) []string {
 }
 
 func (e *engine) exempt(p *spec.Spec, a argv, path []string) bool {
-	_, ok := e.matchAny(p.Exempt, a, path)
+	_, ok := matchAny(e.patternsOf(p).exempt, a, path)
 	return ok
 }
 
@@ -317,7 +318,7 @@ func (e *engine) externalSwitches(c *Call) []trace {
 			if path == nil {
 				path = a.path()
 			}
-			n, ok := e.switchApplies(sw, rest, a, path)
+			n, ok := switchApplies(sw, e.pattern(rest), a, path)
 			if !ok {
 				continue
 			}
@@ -342,8 +343,9 @@ func (e *engine) externalSwitches(c *Call) []trace {
 
 // matchSwitch finds the switch entry that applies to the call.
 func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, int, bool) {
-	for _, sw := range p.Switch {
-		if n, ok := e.switchApplies(sw, sw.Command, a, path); ok {
+	ps := e.patternsOf(p)
+	for i, sw := range p.Switch {
+		if n, ok := switchApplies(sw, ps.switches[i], a, path); ok {
 			return sw, n, true
 		}
 	}
@@ -351,11 +353,11 @@ func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, 
 }
 
 // switchApplies reports whether a switch entry applies to a call whose words after the command
-// name are a: command (the entry's pattern, without the command name for another provider's
+// name are a: pat (the entry's command, without the command name for another provider's
 // SwitchedBy) matches, the call has none of its Unless flags, and, for an entry that takes its
 // target from flags, one of them. n is what the pattern matched.
-func (e *engine) switchApplies(sw spec.Switch, command string, a argv, path []string) (n int, ok bool) {
-	n, ok = e.pattern(command).match(a, path)
+func switchApplies(sw spec.Switch, pat pattern, a argv, path []string) (n int, ok bool) {
+	n, ok = pat.match(a, path)
 	if !ok || a.hasAny(sw.Unless) {
 		return 0, false
 	}

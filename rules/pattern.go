@@ -253,17 +253,50 @@ func wordMatch(pat, word string) bool {
 }
 
 // matchAny returns the first of the patterns that matches, if any.
-func (e *engine) matchAny(pats []string, a argv, path []string) (string, bool) {
-	for _, s := range pats {
-		if _, ok := e.pattern(s).match(a, path); ok {
-			return s, true
+func matchAny(pats []pattern, a argv, path []string) (string, bool) {
+	for _, p := range pats {
+		if _, ok := p.match(a, path); ok {
+			return p.text, true
 		}
 	}
 	return "", false
 }
 
-// pattern parses a pattern once per line: every call of a CLI is matched against the same
-// provider patterns.
+// specPatterns are a provider's command patterns, parsed once per line, in the order of the
+// spec's lists: every call of the CLI is matched against most of them (some fifty for kubectl),
+// and looking each one up by its text cost more than matching it.
+type specPatterns struct {
+	exempt, reject, switches, overrides, redefines, destructive []pattern
+}
+
+func (e *engine) patternsOf(p *spec.Spec) *specPatterns {
+	if ps, ok := e.parsed[p]; ok {
+		return ps
+	}
+	ps := &specPatterns{
+		exempt:      parseEach(p.Exempt, func(s string) string { return s }),
+		switches:    parseEach(p.Switch, func(s spec.Switch) string { return s.Command }),
+		overrides:   parseEach(p.Overrides, func(o spec.Override) string { return o.Command }),
+		redefines:   parseEach(p.Redefine, func(r spec.Redefine) string { return r.Command }),
+		destructive: parseEach(p.Destructive, func(d spec.Destructive) string { return d.Match }),
+	}
+	if p.Bind != nil {
+		ps.reject = parseEach(p.Bind.Reject, func(s string) string { return s })
+	}
+	e.parsed[p] = ps
+	return ps
+}
+
+func parseEach[T any](items []T, text func(T) string) []pattern {
+	out := make([]pattern, len(items))
+	for i, it := range items {
+		out[i] = parsePattern(text(it))
+	}
+	return out
+}
+
+// pattern parses a pattern that is not one of a spec's lists (a user rule's, a switched_by
+// entry's) once per line.
 func (e *engine) pattern(s string) pattern {
 	p, ok := e.patterns[s]
 	if !ok {
