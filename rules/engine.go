@@ -153,6 +153,8 @@ type engine struct {
 	memo     map[string]resolved
 	patterns map[string]pattern
 	parsed   map[*spec.Spec]*specPatterns
+	// writersByLen are the Writers by the length of their command (see writers).
+	writersByLen map[int][]*Writer
 	// facts are the facts conditions read, for explanations.
 	facts map[string]string
 	// options and regexps are what the per-call checks would otherwise compute again for every
