@@ -224,8 +224,10 @@ func (e *engine) state(p *spec.Spec, c *Call, a argv, in spec.Input) (spec.Activ
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
-		field(name, "=", in.Vars[name])
+	if len(in.Vars) > 0 {
+		for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
+			field(name, "=", in.Vars[name])
+		}
 	}
 	key := k.String()
 	if r, ok := e.memo[key]; ok {
