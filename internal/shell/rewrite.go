@@ -3,7 +3,6 @@ package shell
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -436,11 +435,22 @@ func (v *verifier) items(nc rules.Call, viaEnv bool) error {
 		pos  int
 		text string
 	}
-	got := map[int][]item{} // by region: a call touches few of the line's regions
+	// The items by region: a call touches few of the line's regions, mostly one.
+	type touched struct {
+		k   int
+		its []item
+	}
+	var got []touched
 	add := func(w rules.Word, text string) {
-		if o, k := v.place(w.Pos, w.End); o == within {
-			got[k] = append(got[k], item{w.Pos, text})
+		o, k := v.place(w.Pos, w.End)
+		if o != within {
+			return
 		}
+		i := slices.IndexFunc(got, func(r touched) bool { return r.k == k })
+		if i < 0 {
+			i, got = len(got), append(got, touched{k: k})
+		}
+		got[i].its = append(got[i].its, item{w.Pos, text})
 	}
 	add(nc.NameWord, nc.NameWord.Value)
 	for _, a := range nc.Args {
@@ -451,21 +461,24 @@ func (v *verifier) items(nc rules.Call, viaEnv bool) error {
 			add(a.Value, a.Name+"="+a.Value.Value)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(got)) {
-		its := got[k]
-		slices.SortStableFunc(its, func(a, b item) int { return cmp.Compare(a.pos, b.pos) })
-		texts := make([]string, len(its))
-		for i, it := range its {
-			texts[i] = it.text
+	slices.SortFunc(got, func(a, b touched) int { return cmp.Compare(a.k, b.k) })
+	for _, r := range got {
+		slices.SortStableFunc(r.its, func(a, b item) int { return cmp.Compare(a.pos, b.pos) })
+		is := func(want []string) bool {
+			return slices.EqualFunc(r.its, want, func(it item, w string) bool { return it.text == w })
 		}
-		want := v.regions[k].items
+		want := v.regions[r.k].items
 		switch {
-		case slices.Equal(texts, want):
-		case viaEnv && len(want) > 0 && want[0] == "env" && slices.Equal(texts, want[1:]):
+		case is(want):
+		case viaEnv && len(want) > 0 && want[0] == "env" && is(want[1:]):
 		default:
-			return fmt.Errorf("edit %q becomes %q in %s, not %q", v.regions[k].edit.Text, texts, label(nc), want)
+			texts := make([]string, len(r.its))
+			for i, it := range r.its {
+				texts[i] = it.text
+			}
+			return fmt.Errorf("edit %q becomes %q in %s, not %q", v.regions[r.k].edit.Text, texts, label(nc), want)
 		}
-		v.found[k] = true
+		v.found[r.k] = true
 	}
 	return nil
 }
