@@ -165,6 +165,19 @@ type verifier struct {
 	regions []region // sorted and disjoint: a word is placed by binary search, not a scan
 	found   []bool
 	shift   []int // shift[i] is the length of the first i regions
+	hint    int   // the last answer of firstEnd
+}
+
+// firstEnd is the index of the first region that ends at or after p (after p, when past is
+// set), or len(regions). A line's words are checked in order, five lookups each, so the last
+// answer is tried before a binary search.
+func (v *verifier) firstEnd(p int, past bool) int {
+	ends := func(i int) bool { return v.regions[i].end > p || !past && v.regions[i].end == p }
+	if h := v.hint; (h == len(v.regions) || ends(h)) && (h == 0 || !ends(h-1)) {
+		return h
+	}
+	v.hint = sort.Search(len(v.regions), ends)
+	return v.hint
 }
 
 // overlap says how a word of the edited line relates to the inserted regions.
@@ -185,7 +198,7 @@ func (v *verifier) place(p, e int) (overlap, int) {
 		e -= 2
 	}
 	// The first region that ends at or after p is the first that can touch [p, e).
-	first := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end >= p })
+	first := v.firstEnd(p, false)
 	res := outside
 	for i := first; i < len(v.regions) && v.regions[i].start <= e; i++ {
 		r := v.regions[i]
@@ -239,8 +252,7 @@ func (v *verifier) toOld(p int) int {
 	if p < 0 {
 		return p
 	}
-	n := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end > p })
-	return p - v.shift[n]
+	return p - v.shift[v.firstEnd(p, true)]
 }
 
 func (v *verifier) envEdit() bool {
