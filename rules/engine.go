@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -78,7 +79,7 @@ type Switched struct {
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}, parsed: map[*spec.Spec]*specPatterns{},
+	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}, parsed: map[*spec.Spec]*specPatterns{}, switchers: map[*spec.Spec][]switcher{},
 		options: map[*spec.Spec][]string{}, regexps: map[string]*regexp.Regexp{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
@@ -149,10 +150,11 @@ type engine struct {
 	// carried holds the context each provider was switched to earlier in the line.
 	carried map[string]Switched
 	// switches records them in order.
-	switches []Switched
-	memo     map[string]resolved
-	patterns map[string]pattern
-	parsed   map[*spec.Spec]*specPatterns
+	switches  []Switched
+	memo      map[string]resolved
+	patterns  map[string]pattern
+	parsed    map[*spec.Spec]*specPatterns
+	switchers map[*spec.Spec][]switcher
 	// writersByLen are the Writers by the length of their command (see writers).
 	writersByLen map[int][]*Writer
 	// facts are the facts conditions read, for explanations.
@@ -311,16 +313,18 @@ func (e *engine) externalSwitches(c *Call) []trace {
 	a := argv{words: c.Args, valueFlags: vf}
 	var path []string
 	var out []trace
+	runes := utf8.RuneCountInString(c.Name)
 	for _, q := range e.in.Providers {
-		for _, sw := range q.SwitchedBy {
-			name, rest, _ := strings.Cut(sw.Command, " ")
-			if !strings.EqualFold(name, c.Name) {
+		for i, s := range e.switchersOf(q) {
+			if s.runes != runes || !strings.EqualFold(s.name, c.Name) {
 				continue
 			}
+			sw := q.SwitchedBy[i]
 			if path == nil {
 				path = a.path()
 			}
-			n, ok := switchApplies(sw, e.pattern(rest), a, path)
+			pat := e.pattern(s.rest)
+			n, ok := switchApplies(sw, &pat, a, path)
 			if !ok {
 				continue
 			}
@@ -347,7 +351,7 @@ func (e *engine) externalSwitches(c *Call) []trace {
 func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, int, bool) {
 	ps := e.patternsOf(p)
 	for i, sw := range p.Switch {
-		if n, ok := switchApplies(sw, ps.switches[i], a, path); ok {
+		if n, ok := switchApplies(sw, &ps.switches[i], a, path); ok {
 			return sw, n, true
 		}
 	}
@@ -358,7 +362,7 @@ func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, 
 // name are a: pat (the entry's command, without the command name for another provider's
 // SwitchedBy) matches, the call has none of its Unless flags, and, for an entry that takes its
 // target from flags, one of them. n is what the pattern matched.
-func switchApplies(sw spec.Switch, pat pattern, a argv, path []string) (n int, ok bool) {
+func switchApplies(sw spec.Switch, pat *pattern, a argv, path []string) (n int, ok bool) {
 	n, ok = pat.match(a, path)
 	if !ok || a.hasAny(sw.Unless) {
 		return 0, false
