@@ -78,10 +78,10 @@ func Glob(pat, s string, fold bool) bool {
 	if fold {
 		pat, s = strings.ToLower(pat), strings.ToLower(s)
 	}
-	parts := strings.Split(pat, "*")
-	if len(parts) == 1 {
+	if !isGlob(pat) {
 		return pat == s
 	}
+	parts := strings.Split(pat, "*")
 	first, last := parts[0], parts[len(parts)-1]
 	if len(s) < len(first)+len(last) || !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) {
 		return false

@@ -12,7 +12,7 @@ import (
 func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
 	bindable := p.Bind != nil
 	if bindable {
-		if _, rejects := e.matchAny(p.Bind.Reject, a, path); rejects {
+		if _, rejects := matchAny(e.patternsOf(p).reject, a, path); rejects {
 			bindable = false
 		}
 	}
@@ -53,39 +53,41 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 			id, p.Noun, err, p.Noun, flagHint(p)))
 		return
 	}
-	where := e.where(p, eff)
+	// where is written out only for the reasons that say it: a call bound to the allowed
+	// context it runs in, the usual case, does not.
+	where := func() string { return e.where(p, eff) }
 	if tgt == "" || !bindable {
-		e.cannotBind(t, p, cp, c, eff, tgt, bindable, where, in)
+		e.cannotBind(t, p, cp, c, eff, tgt, bindable, where(), in)
 		return
 	}
 	if e.envOnly(p) {
 		t.bound = tgt
-		e.bindEnvPowerShell(t, p, c, tgt, where)
+		e.bindEnvPowerShell(t, p, c, tgt, where())
 		return
 	}
 	ed, text := e.bindEdit(p, c, tgt)
 	t.Binding, t.Fixed, t.bound = text, fixedCall(c, ed), tgt
-	fix := fmt.Sprintf("run: %s", t.Fixed)
+	fix := "run: " + t.Fixed
 	if !eff.Allowed {
 		t.Context.Allowed = false
 	}
 	if c.Nested || (c.ArgsAppended && trailingFlag(c)) {
 		t.decide(VerdictDeny, id+".bind-nested", fmt.Sprintf("[ctxguard/%s.bind-nested] %s; this call sits %s, where ctxguard cannot add %s safely — %s",
-			id, where, placeOf(c), text, fix))
+			id, where(), placeOf(c), text, fix))
 		return
 	}
 	switch {
 	case setting == SettingDeny:
 		t.decide(VerdictDeny, id+".unbound-deny", fmt.Sprintf("[ctxguard/%s.unbound-deny] the policy requires every %s command to name its %s explicitly; %s — %s",
-			id, p.Name, p.Noun, where, fix))
+			id, p.Name, p.Noun, where(), fix))
 	case setting == SettingAsk:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictAsk, id+".unbound-ask", fmt.Sprintf("[ctxguard/%s.unbound-ask] the policy asks a human about %s commands that do not name a %s; %s — bound as: %s",
-			id, p.Name, p.Noun, where, t.Fixed))
+			id, p.Name, p.Noun, where(), t.Fixed))
 	case eff.Allowed && tgt != eff.Value:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, which does not exist here; bound to %s instead: %s",
-			id, where, tgt, t.Fixed))
+			id, where(), tgt, t.Fixed))
 	case eff.Allowed:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".bind", fmt.Sprintf("[ctxguard/%s.bind] bound to the %s %s %s, %s, so that a switch by another session cannot move it: %s",
@@ -93,11 +95,11 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	case eff.unknown:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s, so the %s in the state cannot be trusted; bound to %s, the one this repository binds to: %s",
-			id, where, p.Noun, tgt, t.Fixed))
+			id, where(), p.Noun, tgt, t.Fixed))
 	default:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s; bound to %s instead: %s",
-			id, notAllowed(where, eff, cp), tgt, t.Fixed))
+			id, notAllowed(where(), eff, cp), tgt, t.Fixed))
 	}
 }
 

@@ -204,22 +204,30 @@ func (e *engine) state(p *spec.Spec, c *Call, a argv, in spec.Input) (spec.Activ
 	k.WriteString(p.Name)
 	k.WriteString("\x00")
 	k.WriteString(in.Dir)
+	field := func(s ...string) {
+		k.WriteByte(0)
+		for _, s := range s {
+			k.WriteString(s)
+		}
+	}
 	for _, as := range c.Env {
-		fmt.Fprintf(&k, "\x00%s=%s", as.Name, as.Value.Value)
+		field(as.Name, "=", as.Value.Value)
 	}
 	for _, st := range p.Context.Read {
 		if len(st.Flag) > 0 {
 			w, _ := own(p, a).flag(st.Flag)
-			fmt.Fprintf(&k, "\x00%s", w.Value)
+			field(w.Value)
 		}
 		for _, o := range st.OverriddenBy {
 			if _, ok := own(p, a).flag([]string{o}); ok {
-				fmt.Fprintf(&k, "\x00%s", o)
+				field(o)
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
-		fmt.Fprintf(&k, "\x00%s=%s", name, in.Vars[name])
+	if len(in.Vars) > 0 {
+		for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
+			field(name, "=", in.Vars[name])
+		}
 	}
 	key := k.String()
 	if r, ok := e.memo[key]; ok {

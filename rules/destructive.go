@@ -15,8 +15,10 @@ func (e *engine) destructive(t *trace, p *spec.Spec, c *Call, a argv, path []str
 	if !e.guarded || cap == SettingAllow {
 		return
 	}
-	for _, d := range p.Destructive {
-		if _, ok := e.pattern(d.Match).match(a, path); !ok || harmless(a, d.Unless) {
+	ps := e.patternsOf(p)
+	for i := range p.Destructive {
+		d := &p.Destructive[i]
+		if _, ok := ps.destructive[i].match(a, path); !ok || harmless(a, d.Unless) {
 			continue
 		}
 		id := DestructiveRule(p.Name, d.Match)

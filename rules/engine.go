@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -79,7 +79,7 @@ type Switched struct {
 // Evaluate decides a command line. It never fails: a state file that cannot be read, or a call
 // that cannot be analysed, becomes a deny or ask of that call with a reason that says so.
 func Evaluate(in Input) Result {
-	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{},
+	e := &engine{in: in, byName: map[string]*spec.Spec{}, carried: map[string]Switched{}, memo: map[string]resolved{}, patterns: map[string]pattern{}, parsed: map[*spec.Spec]*specPatterns{}, switchers: map[*spec.Spec][]switcher{},
 		options: map[*spec.Spec][]string{}, regexps: map[string]*regexp.Regexp{}}
 	for _, p := range in.Providers {
 		for _, c := range p.Commands {
@@ -89,13 +89,19 @@ func Evaluate(in Input) Result {
 	}
 	e.guarded = len(in.Policy.Files) > 0
 	var res Result
+	// A function's body is a call of its own at each call of the function: the same place in
+	// the line, bound once. A set keeps that linear in a line of a thousand bound calls.
+	edits := map[Edit]bool{}
 	for i := range in.Calls {
 		for _, t := range e.call(&in.Calls[i]) {
+			if res.Calls == nil {
+				// A trace per call, mostly: allocated once rather than doubled up to the line's length.
+				res.Calls = make([]CallTrace, 0, len(in.Calls)-i)
+			}
 			res.Calls = append(res.Calls, t.CallTrace)
 			for _, ed := range t.edits {
-				// A function's body is a call of its own at each call of the function: the
-				// same place in the line, bound once.
-				if !slices.Contains(res.Edits, ed) {
+				if !edits[ed] {
+					edits[ed] = true
 					res.Edits = append(res.Edits, ed)
 				}
 			}
@@ -123,16 +129,16 @@ func summarise(calls []CallTrace) (Verdict, string, string) {
 	}
 	var rule string
 	var reasons []string
+	seen := map[string]bool{}
 	for _, c := range calls {
-		if c.Verdict != v || c.Reason == "" {
+		if c.Verdict != v || c.Reason == "" || seen[c.Reason] {
 			continue
 		}
 		if rule == "" {
 			rule = c.Rule
 		}
-		if !slices.Contains(reasons, c.Reason) {
-			reasons = append(reasons, c.Reason)
-		}
+		seen[c.Reason] = true
+		reasons = append(reasons, c.Reason)
 	}
 	return v, rule, strings.Join(reasons, "\n")
 }
@@ -144,9 +150,13 @@ type engine struct {
 	// carried holds the context each provider was switched to earlier in the line.
 	carried map[string]Switched
 	// switches records them in order.
-	switches []Switched
-	memo     map[string]resolved
-	patterns map[string]pattern
+	switches  []Switched
+	memo      map[string]resolved
+	patterns  map[string]pattern
+	parsed    map[*spec.Spec]*specPatterns
+	switchers map[*spec.Spec][]switcher
+	// writersByLen are the Writers by the length of their command (see writers).
+	writersByLen map[int][]*Writer
 	// facts are the facts conditions read, for explanations.
 	facts map[string]string
 	// options and regexps are what the per-call checks would otherwise compute again for every
@@ -244,7 +254,7 @@ func values(c *Call) []string {
 }
 
 func (e *engine) exempt(p *spec.Spec, a argv, path []string) bool {
-	_, ok := e.matchAny(p.Exempt, a, path)
+	_, ok := matchAny(e.patternsOf(p).exempt, a, path)
 	return ok
 }
 
@@ -303,16 +313,18 @@ func (e *engine) externalSwitches(c *Call) []trace {
 	a := argv{words: c.Args, valueFlags: vf}
 	var path []string
 	var out []trace
+	runes := utf8.RuneCountInString(c.Name)
 	for _, q := range e.in.Providers {
-		for _, sw := range q.SwitchedBy {
-			name, rest, _ := strings.Cut(sw.Command, " ")
-			if !strings.EqualFold(name, c.Name) {
+		for i, s := range e.switchersOf(q) {
+			if s.runes != runes || !strings.EqualFold(s.name, c.Name) {
 				continue
 			}
+			sw := q.SwitchedBy[i]
 			if path == nil {
 				path = a.path()
 			}
-			n, ok := e.switchApplies(sw, rest, a, path)
+			pat := e.pattern(s.rest)
+			n, ok := switchApplies(sw, &pat, a, path)
 			if !ok {
 				continue
 			}
@@ -337,8 +349,9 @@ func (e *engine) externalSwitches(c *Call) []trace {
 
 // matchSwitch finds the switch entry that applies to the call.
 func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, int, bool) {
-	for _, sw := range p.Switch {
-		if n, ok := e.switchApplies(sw, sw.Command, a, path); ok {
+	ps := e.patternsOf(p)
+	for i, sw := range p.Switch {
+		if n, ok := switchApplies(sw, &ps.switches[i], a, path); ok {
 			return sw, n, true
 		}
 	}
@@ -346,11 +359,11 @@ func (e *engine) matchSwitch(p *spec.Spec, a argv, path []string) (spec.Switch, 
 }
 
 // switchApplies reports whether a switch entry applies to a call whose words after the command
-// name are a: command (the entry's pattern, without the command name for another provider's
+// name are a: pat (the entry's command, without the command name for another provider's
 // SwitchedBy) matches, the call has none of its Unless flags, and, for an entry that takes its
 // target from flags, one of them. n is what the pattern matched.
-func (e *engine) switchApplies(sw spec.Switch, command string, a argv, path []string) (n int, ok bool) {
-	n, ok = e.pattern(command).match(a, path)
+func switchApplies(sw spec.Switch, pat *pattern, a argv, path []string) (n int, ok bool) {
+	n, ok = pat.match(a, path)
 	if !ok || a.hasAny(sw.Unless) {
 		return 0, false
 	}

@@ -99,9 +99,9 @@ func (e *engine) knownOptions(p *spec.Spec) []string {
 // one whose context cannot be read is asked about.
 func (e *engine) overrides(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, path []string) {
 	id := p.Name
-	for _, o := range p.Overrides {
+	for i, o := range p.Overrides {
 		if o.Command != "" {
-			if _, ok := e.pattern(o.Command).match(a, path); !ok {
+			if _, ok := e.patternsOf(p).overrides[i].match(a, path); !ok {
 				continue
 			}
 		}
@@ -160,8 +160,8 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 	if cp == nil {
 		return
 	}
-	for _, r := range p.Redefine {
-		n, ok := e.pattern(r.Command).match(a, path)
+	for i, r := range p.Redefine {
+		n, ok := e.patternsOf(p).redefines[i].match(a, path)
 		if !ok {
 			continue
 		}

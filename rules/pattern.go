@@ -3,6 +3,7 @@ package rules
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -183,6 +184,9 @@ type pattern struct {
 	text  string
 	words []string
 	flags []string
+	// first is the first path word when it is literal, which most calls' first word is not: a
+	// call is then turned away without the general match.
+	first string
 }
 
 func parsePattern(s string) pattern {
@@ -194,13 +198,19 @@ func parsePattern(s string) pattern {
 			p.words = append(p.words, f)
 		}
 	}
+	if len(p.words) > 0 && !strings.Contains(p.words[0], "*") {
+		p.first = p.words[0]
+	}
 	return p
 }
 
 // match reports whether the pattern matches the call, and how many path words it consumed
 // (a switch's positional target is read after them). The path words match a prefix of the
 // call's command path; flags match anywhere.
-func (p pattern) match(a argv, path []string) (int, bool) {
+func (p *pattern) match(a argv, path []string) (int, bool) {
+	if p.first != "" && (len(path) == 0 || path[0] != p.first) {
+		return 0, false
+	}
 	n := consumed(p.words, path)
 	if n < 0 {
 		return 0, false
@@ -253,17 +263,74 @@ func wordMatch(pat, word string) bool {
 }
 
 // matchAny returns the first of the patterns that matches, if any.
-func (e *engine) matchAny(pats []string, a argv, path []string) (string, bool) {
-	for _, s := range pats {
-		if _, ok := e.pattern(s).match(a, path); ok {
-			return s, true
+func matchAny(pats []pattern, a argv, path []string) (string, bool) {
+	for i := range pats {
+		if _, ok := pats[i].match(a, path); ok {
+			return pats[i].text, true
 		}
 	}
 	return "", false
 }
 
-// pattern parses a pattern once per line: every call of a CLI is matched against the same
-// provider patterns.
+// specPatterns are a provider's command patterns, parsed once per line, in the order of the
+// spec's lists: every call of the CLI is matched against most of them (some fifty for kubectl),
+// and looking each one up by its text cost more than matching it.
+type specPatterns struct {
+	exempt, reject, switches, overrides, redefines, destructive []pattern
+}
+
+func (e *engine) patternsOf(p *spec.Spec) *specPatterns {
+	if ps, ok := e.parsed[p]; ok {
+		return ps
+	}
+	ps := &specPatterns{
+		exempt:      parseEach(p.Exempt, func(s string) string { return s }),
+		switches:    parseEach(p.Switch, func(s spec.Switch) string { return s.Command }),
+		overrides:   parseEach(p.Overrides, func(o spec.Override) string { return o.Command }),
+		redefines:   parseEach(p.Redefine, func(r spec.Redefine) string { return r.Command }),
+		destructive: parseEach(p.Destructive, func(d spec.Destructive) string { return d.Match }),
+	}
+	if p.Bind != nil {
+		ps.reject = parseEach(p.Bind.Reject, func(s string) string { return s })
+	}
+	e.parsed[p] = ps
+	return ps
+}
+
+func parseEach[T any](items []T, text func(T) string) []pattern {
+	out := make([]pattern, len(items))
+	for i, it := range items {
+		out[i] = parsePattern(text(it))
+	}
+	return out
+}
+
+// switcher is a switched_by entry's command word, with its length in characters (a call of
+// another length is no such command: strings.EqualFold only matches equal lengths), and the
+// pattern after it.
+type switcher struct {
+	name  string
+	runes int
+	rest  string
+}
+
+// switchersOf splits a spec's switched_by entries once per line: every call of the line is
+// compared with every entry of every provider the line needs (twenty for kubectl alone).
+func (e *engine) switchersOf(p *spec.Spec) []switcher {
+	if s, ok := e.switchers[p]; ok {
+		return s
+	}
+	s := make([]switcher, len(p.SwitchedBy))
+	for i, sw := range p.SwitchedBy {
+		name, rest, _ := strings.Cut(sw.Command, " ")
+		s[i] = switcher{name, utf8.RuneCountInString(name), rest}
+	}
+	e.switchers[p] = s
+	return s
+}
+
+// pattern parses a pattern that is not one of a spec's lists (a user rule's, a switched_by
+// entry's) once per line.
 func (e *engine) pattern(s string) pattern {
 	p, ok := e.patterns[s]
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Writer says which arguments of a command name files that it writes, moves or deletes. The
@@ -179,14 +180,23 @@ func (e *engine) protect(c *Call) (trace, bool) {
 	return t, t.Verdict > VerdictAllow
 }
 
-// writers are the entries for a call's command (and subcommand).
+// writers are the entries for a call's command (and subcommand). The entries are grouped by
+// the length of their command in characters, which two names that strings.EqualFold matches
+// share: a call compares its name with a few entries, not with all of them.
 func (e *engine) writers(c *Call) []*Writer {
 	if c.Name == "" {
 		return nil
 	}
+	if e.writersByLen == nil {
+		e.writersByLen = map[int][]*Writer{}
+		for i := range e.in.Writers {
+			w := &e.in.Writers[i]
+			n := utf8.RuneCountInString(w.Command)
+			e.writersByLen[n] = append(e.writersByLen[n], w)
+		}
+	}
 	var out []*Writer
-	for i := range e.in.Writers {
-		w := &e.in.Writers[i]
+	for _, w := range e.writersByLen[utf8.RuneCountInString(c.Name)] {
 		if w.Command != c.Name && !(w.Fold && strings.EqualFold(w.Command, c.Name)) {
 			continue
 		}

@@ -22,7 +22,8 @@ func (e *engine) userRules(t *trace, p *spec.Spec, c *Call, a argv, path []strin
 			if !strings.EqualFold(name, c.Name) {
 				continue
 			}
-			if _, ok := e.pattern(rest).match(a, path); !ok {
+			pat := e.pattern(rest)
+			if _, ok := pat.match(a, path); !ok {
 				continue
 			}
 		} else if p == nil {

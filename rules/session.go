@@ -94,7 +94,7 @@ func (e *engine) bindInspection(t *trace, p *spec.Spec, cp *ContextPolicy, c *Ca
 	if p.Bind == nil || c.Nested || c.ArgsAppended {
 		return
 	}
-	if _, rejects := e.matchAny(p.Bind.Reject, a, path); rejects {
+	if _, rejects := matchAny(e.patternsOf(p).reject, a, path); rejects {
 		return
 	}
 	if _, _, ok := binding(p, c, a); ok {

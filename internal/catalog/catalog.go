@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/spec"
@@ -15,25 +16,21 @@ import (
 // Catalog holds the provider specs a hook run may need and finds them by command word, so that
 // the engine only looks at the providers a line names. A Catalog is not safe for concurrent
 // use.
+//
+// A hook run asks for the few words its line uses, once each: the specs are searched for each
+// new word rather than indexed up front, which cost more at every start than the searches.
 type Catalog struct {
 	specs  []*spec.Spec
-	byName map[string]*spec.Spec
-	byWord map[string][]*spec.Spec
+	byWord map[string][]*spec.Spec // the answers of For so far
 }
 
 // builtinSource names the built-in providers' folder in their specs' Source
 // ("builtin:providers/az.yaml").
 const builtinSource = "builtin:providers"
 
-// New returns a Catalog of the built-in providers.
-func New() *Catalog {
-	c := &Catalog{byName: map[string]*spec.Spec{}, byWord: map[string][]*spec.Spec{}}
-	if err := c.AddSpecs(Builtin()); err != nil {
-		// The built-in names are distinct: TestLoad checks.
-		panic(err)
-	}
-	return c
-}
+// New returns a Catalog of the built-in providers (their names are distinct: TestLoad checks).
+// The shared list is clipped, so that adding specs copies it.
+func New() *Catalog { return &Catalog{specs: slices.Clip(Builtin())} }
 
 // Open returns the providers a hook run knows: the built-in ones and the user's, the *.yaml
 // files of env's providers folder ([paths.Env.ProvidersDir]). A user file may add a CLI but not
@@ -73,15 +70,12 @@ func (c *Catalog) Add(fsys fs.FS, source string) error {
 // files won would depend on their names.
 func (c *Catalog) AddSpecs(specs []*spec.Spec) error {
 	for _, s := range specs {
-		if prev, ok := c.byName[s.Name]; ok {
+		if prev := c.Spec(s.Name); prev != nil {
 			return &NameError{Name: s.Name, Source: s.Source, Prev: prev.Source}
 		}
-		c.byName[s.Name] = s
 		c.specs = append(c.specs, s)
-		for _, w := range words(s) {
-			c.byWord[w] = append(c.byWord[w], s)
-		}
 	}
+	c.byWord = nil
 	return nil
 }
 
@@ -102,17 +96,28 @@ func (e *NameError) Problem() string {
 	return fmt.Sprintf("provider %q is also defined in %s: rename one, or remove it", e.Name, e.Prev)
 }
 
-// words are the command words that make a line need a spec: its own commands and the first word
-// of each switched_by entry (kubectl's spec matters to a line that runs `az aks
+// needs reports whether a call of the command word needs s: it is one of s's commands or the
+// first word of a switched_by entry (kubectl's spec matters to a line that runs `az aks
 // get-credentials`).
-func words(s *spec.Spec) []string {
-	ws := slices.Clone(s.Commands)
+func needs(s *spec.Spec, word string) bool {
+	if slices.Contains(s.Commands, word) {
+		return true
+	}
 	for _, p := range s.SwitchedBy {
-		if fs := strings.Fields(p.Command); len(fs) > 0 && !slices.Contains(ws, fs[0]) {
-			ws = append(ws, fs[0])
+		if firstField(p.Command) == word {
+			return true
 		}
 	}
-	return ws
+	return false
+}
+
+// firstField is strings.Fields(s)[0], or "", without splitting the rest.
+func firstField(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // Names returns the provider names, in the order they were added.
@@ -126,7 +131,29 @@ func (c *Catalog) Names() []string {
 
 // For returns the specs a call of the command word needs: those that guard it and those that it
 // switches (switched_by), in the order they were added.
-func (c *Catalog) For(word string) []*spec.Spec { return c.byWord[word] }
+func (c *Catalog) For(word string) []*spec.Spec {
+	if out, ok := c.byWord[word]; ok {
+		return out
+	}
+	var out []*spec.Spec
+	for _, s := range c.specs {
+		if needs(s, word) {
+			out = append(out, s)
+		}
+	}
+	if c.byWord == nil {
+		c.byWord = map[string][]*spec.Spec{}
+	}
+	c.byWord[word] = out
+	return out
+}
 
 // Spec returns the spec with this name; nil when there is none.
-func (c *Catalog) Spec(name string) *spec.Spec { return c.byName[name] }
+func (c *Catalog) Spec(name string) *spec.Spec {
+	for _, s := range c.specs {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}

@@ -106,39 +106,54 @@ func splitLine(s string) (int, string) {
 // ambiguous; policy and provider files have none.
 type Positions struct {
 	file string
-	root *yaml.Node     // nil for an empty document
-	at   map[string]Pos // built from root on first use: most provider files never need it
+	root *yaml.Node // nil for an empty document
 }
 
-func (p *Positions) index() map[string]Pos {
-	if p.at == nil {
-		p.at = make(map[string]Pos)
-		if p.root != nil {
-			p.walk(p.root, "")
+// find is where the item at path is written, looked up in the tree below n, whose path is
+// written as far as rest's start: rest is what is left of the path, with its leading dot, unless
+// n's own path is "" (top, then). A path that several items spell (keys with dots, repeated keys)
+// is the last of them in the document, and a mapping entry's key stands for its value. A hook
+// run looks up a few paths of its policy: a walk of a few keys each, where an index of every
+// path cost a string and a map entry per item.
+func find(n *yaml.Node, rest string, top bool) (Pos, bool) {
+	// child matches rest against one child's key, and finds the path in it.
+	child := func(key string, keyPos Pos, v *yaml.Node) (Pos, bool) {
+		r := rest
+		if !top {
+			if r == "" || r[0] != '.' {
+				return Pos{}, false
+			}
+			r = r[1:]
 		}
-	}
-	return p.at
-}
-
-func (p *Positions) walk(n *yaml.Node, path string) {
-	p.at[path] = Pos{n.Line, n.Column}
-	prefix := path
-	if prefix != "" {
-		prefix += "."
+		r, ok := strings.CutPrefix(r, key)
+		switch {
+		case !ok:
+			return Pos{}, false
+		case r == "":
+			return keyPos, true
+		}
+		return find(v, r, top && key == "")
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			sub := prefix + k.Value
-			p.walk(v, sub)
-			p.at[sub] = Pos{k.Line, k.Column}
+		for i := len(n.Content)/2*2 - 2; i >= 0; i -= 2 {
+			k := n.Content[i]
+			if pos, ok := child(k.Value, Pos{k.Line, k.Column}, n.Content[i+1]); ok {
+				return pos, true
+			}
 		}
 	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			p.walk(c, prefix+strconv.Itoa(i))
+		for i := len(n.Content) - 1; i >= 0; i-- {
+			c := n.Content[i]
+			if pos, ok := child(strconv.Itoa(i), Pos{c.Line, c.Column}, c); ok {
+				return pos, true
+			}
 		}
 	}
+	if rest == "" {
+		return Pos{n.Line, n.Column}, true
+	}
+	return Pos{}, false
 }
 
 // File is the file name the positions are for.
@@ -149,8 +164,10 @@ func (p *Positions) At(path string) (Pos, bool) {
 	if p == nil {
 		return Pos{}, false
 	}
-	pos, ok := p.index()[path]
-	return pos, ok
+	if p.root == nil {
+		return Pos{}, false
+	}
+	return find(p.root, path, true)
 }
 
 // Errorf returns an error at the item at path or, when that item is not written (a required key
@@ -161,9 +178,8 @@ func (p *Positions) Errorf(path, format string, args ...any) *Error {
 		return e
 	}
 	e.File = p.file
-	at := p.index()
 	for {
-		if pos, ok := at[path]; ok {
+		if pos, ok := p.At(path); ok {
 			e.Line, e.Col = pos.Line, pos.Col
 			return e
 		}

@@ -774,7 +774,10 @@ func programName(w rules.Word, suffixes []string, lower bool) string {
 	if !w.Literal {
 		return ""
 	}
-	n := w.Value[strings.LastIndexAny(w.Value, `/\`)+1:]
+	n := afterSlash(w.Value)
+	if !lower && strings.IndexByte(n, '.') < 0 {
+		return n // no suffix, and nothing to lowercase: most command words
+	}
 	l := strings.ToLower(n)
 	for _, suf := range suffixes {
 		if len(l) > len(suf) && strings.HasSuffix(l, suf) {

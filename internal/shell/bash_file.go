@@ -82,7 +82,7 @@ func (w *walker) program(sc *scope, wd rules.Word) (string, bool) {
 	if !wd.Literal {
 		return "", false
 	}
-	if !strings.ContainsAny(wd.Value, `/\`) {
+	if !hasSlash(wd.Value) {
 		p, ok := sc.names[wd.Value]
 		return p, ok
 	}
@@ -116,7 +116,7 @@ func (w *walker) programOf(f frame, sc *scope, src rules.Word, syn *syntax.Word)
 		return p
 	}
 	if src.Literal {
-		if strings.ContainsAny(src.Value, `/\`) {
+		if hasSlash(src.Value) {
 			return commandName(src)
 		}
 		return ""
@@ -187,9 +187,10 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 		}
 		w.setFile(sc, t, fs)
 	}
-	ops := operands(words[1:])
+	// The operands are read only for the commands below: most calls are none of them.
 	switch name {
 	case "tee":
+		ops := operands(words[1:])
 		content, known := "", false
 		if b, _ := w.stdinScript(f, sc, st, bc.pipeIn); b != nil && len(b.phs) == 0 {
 			content, known = b.text.String(), true
@@ -207,6 +208,7 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 			w.setFile(sc, o, fs)
 		}
 	case "cp", "install", "ln", "mv":
+		ops := operands(words[1:])
 		if len(ops) < 2 {
 			return
 		}
@@ -231,11 +233,12 @@ func (w *walker) track(f frame, sc *scope, bc *bashCommand, st *syntax.Stmt, wri
 		w.setFile(sc, dst, fs)
 	case "git":
 		// git config alias.NAME '!command' makes `git NAME` run the command.
+		ops := operands(words[1:])
 		if len(ops) == 3 && ops[0].Value == "config" && strings.HasPrefix(ops[1].Value, "alias.") && allLiteral(ops) {
 			w.setFile(sc, rules.Word{Value: "~/.gitconfig alias." + strings.TrimPrefix(ops[1].Value, "alias."), Literal: true}, fileState{content: ops[2].Value, known: true})
 		}
 	case "rm":
-		for _, o := range ops {
+		for _, o := range operands(words[1:]) {
 			if k, ok := sc.wordKey(o); ok {
 				delete(w.files, k)
 			}

@@ -13,7 +13,7 @@ import (
 // is set for the value of an assignment, where a `~` after `=` or `:` expands too.
 func wordValue(wd *syntax.Word, assign bool) (string, bool) {
 	if len(wd.Parts) == 1 {
-		if l, ok := wd.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\*?[{~") {
+		if l, ok := wd.Parts[0].(*syntax.Lit); ok && plain(l.Value) {
 			return l.Value, true
 		}
 	}
@@ -110,6 +110,29 @@ func (u *unquoted) add(b *strings.Builder, v string, first bool) bool {
 		u.prev = c
 	}
 	return true
+}
+
+// plain reports whether bash takes a literal word part as written: no backslash, glob, brace
+// or tilde. (A loop of its own: strings.ContainsAny looks each byte of a short string up in the
+// set one at a time, and a line has many short words.)
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '*', '?', '[', '{', '~':
+			return false
+		}
+	}
+	return true
+}
+
+// hasSlash reports whether a word is a path, in either separator.
+func hasSlash(s string) bool {
+	return strings.IndexByte(s, '/') >= 0 || strings.IndexByte(s, '\\') >= 0
+}
+
+// afterSlash is the last element of a path in either separator.
+func afterSlash(s string) string {
+	return s[max(strings.LastIndexByte(s, '/'), strings.LastIndexByte(s, '\\'))+1:]
 }
 
 func isName(s string) bool {

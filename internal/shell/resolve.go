@@ -146,6 +146,11 @@ func (w *walker) resolve(cmd *command, i, end int, ch chain) {
 		// Wrapper and wrapped calls share the words' storage: calls are read-only.
 		c.Args = cmd.words[i+1 : end : end]
 	}
+	if len(w.calls) == cap(w.calls) {
+		// Doubled, where append grows a long slice by a quarter or so: a line of a thousand
+		// calls copies its calls (256 bytes each) far less often.
+		w.calls = slices.Grow(w.calls, len(w.calls)+1)
+	}
 	w.calls = append(w.calls, c)
 	next := ch
 	next.links++

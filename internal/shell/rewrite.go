@@ -3,7 +3,6 @@ package shell
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -166,6 +165,19 @@ type verifier struct {
 	regions []region // sorted and disjoint: a word is placed by binary search, not a scan
 	found   []bool
 	shift   []int // shift[i] is the length of the first i regions
+	hint    int   // the last answer of firstEnd
+}
+
+// firstEnd is the index of the first region that ends at or after p (after p, when past is
+// set), or len(regions). A line's words are checked in order, five lookups each, so the last
+// answer is tried before a binary search.
+func (v *verifier) firstEnd(p int, past bool) int {
+	ends := func(i int) bool { return v.regions[i].end > p || !past && v.regions[i].end == p }
+	if h := v.hint; (h == len(v.regions) || ends(h)) && (h == 0 || !ends(h-1)) {
+		return h
+	}
+	v.hint = sort.Search(len(v.regions), ends)
+	return v.hint
 }
 
 // overlap says how a word of the edited line relates to the inserted regions.
@@ -186,7 +198,7 @@ func (v *verifier) place(p, e int) (overlap, int) {
 		e -= 2
 	}
 	// The first region that ends at or after p is the first that can touch [p, e).
-	first := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end >= p })
+	first := v.firstEnd(p, false)
 	res := outside
 	for i := first; i < len(v.regions) && v.regions[i].start <= e; i++ {
 		r := v.regions[i]
@@ -240,8 +252,7 @@ func (v *verifier) toOld(p int) int {
 	if p < 0 {
 		return p
 	}
-	n := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end > p })
-	return p - v.shift[n]
+	return p - v.shift[v.firstEnd(p, true)]
 }
 
 func (v *verifier) envEdit() bool {
@@ -436,11 +447,22 @@ func (v *verifier) items(nc rules.Call, viaEnv bool) error {
 		pos  int
 		text string
 	}
-	got := map[int][]item{} // by region: a call touches few of the line's regions
+	// The items by region: a call touches few of the line's regions, mostly one.
+	type touched struct {
+		k   int
+		its []item
+	}
+	var got []touched
 	add := func(w rules.Word, text string) {
-		if o, k := v.place(w.Pos, w.End); o == within {
-			got[k] = append(got[k], item{w.Pos, text})
+		o, k := v.place(w.Pos, w.End)
+		if o != within {
+			return
 		}
+		i := slices.IndexFunc(got, func(r touched) bool { return r.k == k })
+		if i < 0 {
+			i, got = len(got), append(got, touched{k: k})
+		}
+		got[i].its = append(got[i].its, item{w.Pos, text})
 	}
 	add(nc.NameWord, nc.NameWord.Value)
 	for _, a := range nc.Args {
@@ -451,21 +473,24 @@ func (v *verifier) items(nc rules.Call, viaEnv bool) error {
 			add(a.Value, a.Name+"="+a.Value.Value)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(got)) {
-		its := got[k]
-		slices.SortStableFunc(its, func(a, b item) int { return cmp.Compare(a.pos, b.pos) })
-		texts := make([]string, len(its))
-		for i, it := range its {
-			texts[i] = it.text
+	slices.SortFunc(got, func(a, b touched) int { return cmp.Compare(a.k, b.k) })
+	for _, r := range got {
+		slices.SortStableFunc(r.its, func(a, b item) int { return cmp.Compare(a.pos, b.pos) })
+		is := func(want []string) bool {
+			return slices.EqualFunc(r.its, want, func(it item, w string) bool { return it.text == w })
 		}
-		want := v.regions[k].items
+		want := v.regions[r.k].items
 		switch {
-		case slices.Equal(texts, want):
-		case viaEnv && len(want) > 0 && want[0] == "env" && slices.Equal(texts, want[1:]):
+		case is(want):
+		case viaEnv && len(want) > 0 && want[0] == "env" && is(want[1:]):
 		default:
-			return fmt.Errorf("edit %q becomes %q in %s, not %q", v.regions[k].edit.Text, texts, label(nc), want)
+			texts := make([]string, len(r.its))
+			for i, it := range r.its {
+				texts[i] = it.text
+			}
+			return fmt.Errorf("edit %q becomes %q in %s, not %q", v.regions[r.k].edit.Text, texts, label(nc), want)
 		}
-		v.found[k] = true
+		v.found[r.k] = true
 	}
 	return nil
 }
