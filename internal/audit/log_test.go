@@ -108,6 +108,13 @@ func TestRotate(t *testing.T) {
 // of all the lines, so that they fill the two files the trail keeps). The same with 200
 // processes of the real binary is testdata/script/audit_concurrent.txtar.
 func TestConcurrent(t *testing.T) {
+	if testenv.Wine() {
+		// Windows writes through a handle opened for FILE_APPEND_DATA alone (what O_APPEND
+		// opens) at the end of the file in one piece, as O_APPEND does on Unix. Wine 8 does
+		// not: measured here, 200 goroutines appending through handles of their own lose and
+		// cut lines, with or without this package.
+		t.Skip("Wine does not append atomically, so concurrent appends race there and nowhere else")
+	}
 	const n = 200
 	long := func(i int) *Entry {
 		e := entry(i)
