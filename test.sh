@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The test command: go vet, every unit and end-to-end test, then a short run of each fuzz target.
+# The test command: go vet (for Linux and for Windows), every unit and end-to-end test, the same
+# tests again as Windows binaries under Wine (.ci/wine), then a short run of each fuzz target.
 # It prints each command it runs, one line per package as it finishes (with the output of what
 # failed), one line per reason something was skipped, and a final count. The whole output of go
 # is kept in test.log.
 #
 # The end-to-end scripts that run the real az, gh, kubectl, gcloud and terraform skip themselves,
-# one line per missing CLI, unless CI=true, which requires them (.ci/run sets it).
+# one line per missing CLI, unless CI=true, which requires them (.ci/run sets it). So does the
+# Wine phase, which needs wine64 and x86_64-w64-mingw32-gcc (Debian: wine64, gcc-mingw-w64-x86-64).
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -18,13 +20,18 @@ go build -o "$work/tally" ./internal/cmd/tally || exit 1
 # The real-client suite (the agent clients themselves, run headless) gets a phase of its own.
 clients=internal/client
 fuzz=$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/^func //' | sort)
-steps=3
-[ -d "$clients" ] && steps=4
+steps=4
+[ -d "$clients" ] && steps=5
 
+ci=false
 case ${CI:-} in
-true | TRUE | True | 1) echo "./test.sh (CI=true: every real CLI the tests use must be installed)" ;;
-*) echo "./test.sh (a real CLI that is not installed is skipped; CI=true requires them)" ;;
+true | TRUE | True | 1) ci=true ;;
 esac
+if $ci; then
+  echo "./test.sh (CI=true: every real CLI the tests use, and Wine, must be installed)"
+else
+  echo "./test.sh (a real CLI that is not installed is skipped, and so is Wine; CI=true requires them)"
+fi
 
 step=0
 phase() {
@@ -37,15 +44,17 @@ show() {
 }
 
 phase "go vet"
-show go vet ./...
-if go vet ./... >"$work/vet.txt" 2>&1; then
-  vet=ok
-  echo "  ok"
-else
-  vet=fail
-  sed 's/^/      /' "$work/vet.txt"
-fi
-cat "$work/vet.txt" >>"$log"
+vet=ok
+for goos in "" windows; do
+  show ${goos:+GOOS=$goos} go vet ./...
+  if GOOS=${goos:-$(go env GOHOSTOS)} go vet ./... >"$work/vet.txt" 2>&1; then
+    echo "  ok"
+  else
+    vet=fail
+    sed 's/^/      /' "$work/vet.txt"
+  fi
+  cat "$work/vet.txt" >>"$log"
+done
 
 phase "unit and end-to-end tests"
 if [ -d "$clients" ]; then
@@ -64,6 +73,21 @@ if [ -d "$clients" ]; then
   # client run has its own timeout, so nothing hangs.
   show go test -count=1 -timeout=30m -json "./$clients/..."
   go test -count=1 -timeout=30m -json "./$clients/..." 2>&1 | "$work/tally" -log "$log" -events "$work/clients.json"
+fi
+
+phase "the same tests as Windows binaries, under Wine"
+# Windows path rules, environment and file system (.ci/wine: a few minutes, the first run makes
+# its Wine prefix).
+checks=("go vet=$vet")
+if [ -x "${CTXGUARD_WINE:-/usr/lib/wine/wine64}" ] && command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+  show .ci/wine --json
+  .ci/wine --json 2>>"$log" | "$work/tally" -log "$log" -events "$work/wine.json"
+  if [ "${PIPESTATUS[0]}" = 0 ]; then checks+=("Wine=ok"); else checks+=("Wine=fail"); fi
+elif $ci; then
+  echo "  FAIL  wine64 or x86_64-w64-mingw32-gcc is not installed, and CI=true requires them"
+  checks+=("Wine=fail")
+else
+  echo "  skip  wine64 or x86_64-w64-mingw32-gcc is not installed (.ci/run installs them; CI=true requires them)"
 fi
 
 phase "fuzz, 3 s per target: $(echo $fuzz)"
@@ -88,4 +112,4 @@ for target in $fuzz; do
 done
 
 printf '\n[summary] the whole output of go is in %s\n' "$log"
-"$work/tally" -summary -check "go vet=$vet" "$work"/*.json
+"$work/tally" -summary "${checks[@]/#/-check=}" "$work"/*.json

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,16 +123,18 @@ func TestFindUpTakeHash(t *testing.T) {
 	s := made(t, projects)
 	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
-	proj := filepath.Join(root, "repo", "infra")
+	// A dot in the folder's name is a gjson path separator, and a Windows path's backslashes
+	// are gjson escapes: the key ${root} must be looked up as the path it is.
+	proj := filepath.Join(root, "my.repo", "infra")
 	deep := filepath.Join(proj, "src", "deep")
 	write(t, filepath.Join(proj, "proj.yml"), "name: shop\n")
-	write(t, filepath.Join(root, "repo", "proj.yaml"), "name: outer\n") // farther up: not used
+	write(t, filepath.Join(root, "my.repo", "proj.yaml"), "name: outer\n") // farther up: not used
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha1.Sum([]byte(filepath.Join(proj, "proj.yml")))
 	ws := filepath.Join(home, ".proj", "workspaces", "shop-"+hex.EncodeToString(sum[:])+".json")
-	write(t, ws, `{"stacks": {"`+proj+`": "dev"}, "stack": "legacy"}`)
+	write(t, ws, `{"stacks": {`+strconv.Quote(proj)+`: "dev"}, "stack": "legacy"}`)
 
 	in := spec.Input{Env: env(nil), Dir: deep, Home: home, System: paths.Env{}}
 	got, err := providers.NewReader().Resolve(s, in)
@@ -151,16 +154,6 @@ func TestFindUpTakeHash(t *testing.T) {
 		t.Errorf("legacy workspace file: %q, %v; want legacy", got.Value, err)
 	}
 
-	// A symbolic link to the project folder names the same workspace file: the path is hashed
-	// with links resolved.
-	link := filepath.Join(root, "link")
-	if err := os.Symlink(proj, link); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: link, Home: home, System: paths.Env{}}); err != nil || got.Value != "legacy" {
-		t.Errorf("through a link: %q, %v; want legacy", got.Value, err)
-	}
-
 	// Outside any project there is no project file, and so no workspace file.
 	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: home, Home: home, System: paths.Env{}}); err != nil || got.Value != "" {
 		t.Errorf("outside a project: %q, %v; want nothing", got.Value, err)
@@ -169,6 +162,14 @@ func TestFindUpTakeHash(t *testing.T) {
 	// Without a known directory, an upward search cannot start.
 	if _, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Home: home, System: paths.Env{}}); !errors.Is(err, spec.ErrNoDir) {
 		t.Errorf("no directory: %v, want ErrNoDir", err)
+	}
+
+	// A symbolic link to the project folder names the same workspace file: the path is hashed
+	// with links resolved.
+	link := filepath.Join(root, "link")
+	testenv.Symlink(t, proj, link)
+	if got, err := providers.NewReader().Resolve(s, spec.Input{Env: env(nil), Dir: link, Home: home, System: paths.Env{}}); err != nil || got.Value != "legacy" {
+		t.Errorf("through a link: %q, %v; want legacy", got.Value, err)
 	}
 }
 

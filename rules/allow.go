@@ -62,13 +62,102 @@ func (l AllowList) matches(id identity, fold bool) bool {
 	return false
 }
 
-// allowedList renders the allow lists for a reason: the most specific layer's list, which is
-// the one a reader of the repository sees.
-func (cp *ContextPolicy) allowedList() string {
-	if len(cp.Allow) == 0 {
+// allowedList renders what the allow lists allow together, for a reason. Layers intersect (a
+// context must be in every list: a managed or user policy narrows the repository's), so with
+// more than one list it is the entries of any list that every list allows, the repository's
+// first, and where a pattern of each list could match the same context without either holding
+// the other (dev-* and *-eu), those patterns too; "none" when no context is in every list. A
+// pattern is in another list when that list has a pattern that matches it as text: dev-eu-* is
+// in dev-*, everything in *. known gives each literal's other spelling (a name for an id).
+func (cp *ContextPolicy) allowedList(known []spec.Known, fold bool) string {
+	switch len(cp.Allow) {
+	case 0:
 		return "any"
+	case 1:
+		return strings.Join(cp.Allow[0].Patterns, ", ")
 	}
-	return strings.Join(cp.Allow[len(cp.Allow)-1].Patterns, ", ")
+	var out []string
+	var found []identity
+	left := make([][]string, len(cp.Allow)) // each list's patterns not in every other list
+	for i := len(cp.Allow) - 1; i >= 0; i-- {
+		for _, pat := range cp.Allow[i].Patterns {
+			id := identify(pat, known, fold)
+			if cp.allows(id, fold) {
+				if !seen(found, id, fold) {
+					found = append(found, id)
+					out = append(out, pat)
+				}
+			} else if isGlob(pat) {
+				left[i] = append(left[i], pat)
+			}
+		}
+	}
+	if overlap(left, fold) {
+		var each []string
+		for i := len(left) - 1; i >= 0; i-- {
+			each = append(each, strings.Join(left[i], " or "))
+		}
+		out = append(out, "what matches each of "+strings.Join(each, " and "))
+	}
+	if len(out) == 0 {
+		return "none: no context is in every policy's list"
+	}
+	return strings.Join(out, ", ")
+}
+
+// overlap reports whether some context matches a pattern of every list.
+func overlap(lists [][]string, fold bool) bool {
+	var walk func(i int, pats []string) bool
+	walk = func(i int, pats []string) bool {
+		if i == len(lists) {
+			return true
+		}
+		for _, p := range lists[i] {
+			if all(pats, func(q string) bool { return common(p, q, fold) }) && walk(i+1, append(pats, p)) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(0, nil)
+}
+
+func all(s []string, f func(string) bool) bool {
+	for _, v := range s {
+		if !f(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// common reports whether some string matches both Glob patterns a and b.
+func common(a, b string, fold bool) bool {
+	if fold {
+		a, b = strings.ToLower(a), strings.ToLower(b)
+	}
+	memo := map[[2]int]bool{}
+	var ok func(i, j int) bool
+	ok = func(i, j int) bool {
+		k := [2]int{i, j}
+		if v, done := memo[k]; done {
+			return v
+		}
+		var r bool
+		switch {
+		case i == len(a) && j == len(b):
+			r = true
+		case i < len(a) && a[i] == '*':
+			r = ok(i+1, j) || j < len(b) && ok(i, j+1)
+		case j < len(b) && b[j] == '*':
+			r = ok(i, j+1) || i < len(a) && ok(i+1, j)
+		case i < len(a) && j < len(b):
+			r = a[i] == b[j] && ok(i+1, j+1)
+		}
+		memo[k] = r
+		return r
+	}
+	return ok(0, 0)
 }
 
 // Glob matches s against an allow pattern in which * is any run of characters (URLs and ids

@@ -27,7 +27,7 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	id := p.Name
 	if eff.err != nil {
 		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot read the %s state: %v — repair or remove that file (the CLI recreates it), or bind the command explicitly%s",
-			id, p.Name, eff.err, flagHint(p)))
+			id, p.Name, eff.err, e.flagHint(p)))
 		return
 	}
 	fold := p.Context.CaseInsensitive
@@ -50,7 +50,7 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	tgt, err := e.target(p, cp, eff, eff.Allowed, in)
 	if err != nil {
 		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot check that the %s exists: %v — make that folder readable, or name the %s explicitly%s",
-			id, p.Noun, err, p.Noun, flagHint(p)))
+			id, p.Noun, err, p.Noun, e.flagHint(p)))
 		return
 	}
 	// where is written out only for the reasons that say it: a call bound to the allowed
@@ -99,7 +99,7 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	default:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictRewrite, id+".rebind", fmt.Sprintf("[ctxguard/%s.rebind] %s; bound to %s instead: %s",
-			id, notAllowed(where(), eff, cp), tgt, t.Fixed))
+			id, notAllowed(where(), eff, cp, p.Context.CaseInsensitive), tgt, t.Fixed))
 	}
 }
 
@@ -142,19 +142,19 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 		return
 	}
 	t.decide(VerdictDeny, id+".context-not-allowed", fmt.Sprintf("[ctxguard/%s.context-not-allowed] %s — %s",
-		id, notAllowed(where, eff, cp), fix))
+		id, notAllowed(where, eff, cp, p.Context.CaseInsensitive), fix))
 }
 
 // notAllowed says that the context where names is not allowed, or, when there is none, which
 // ones are.
-func notAllowed(where string, eff effective, cp *ContextPolicy) string {
+func notAllowed(where string, eff effective, cp *ContextPolicy, fold bool) string {
 	switch {
 	case eff.Value == "" && len(cp.Allow) == 0:
 		return where + ", and this repository's policy needs one"
 	case eff.Value == "":
-		return fmt.Sprintf("%s, and this repository needs one of: %s", where, cp.allowedList())
+		return fmt.Sprintf("%s, and this repository needs one of: %s", where, cp.allowedList(eff.known, fold))
 	}
-	return fmt.Sprintf("%s, which this repository does not allow (allowed: %s)", where, cp.allowedList())
+	return fmt.Sprintf("%s, which this repository does not allow (allowed: %s)", where, cp.allowedList(eff.known, fold))
 }
 
 // where says what context the call would run in and why, for a reason.
@@ -195,12 +195,14 @@ func trailingFlag(c *Call) bool {
 	return isFlag(w) && !strings.Contains(w.Value, "=")
 }
 
-func flagHint(p *spec.Spec) string {
+func (e *engine) flagHint(p *spec.Spec) string {
 	switch {
 	case p.Bind == nil:
 		return ""
 	case len(p.Bind.Flags) > 0:
 		return fmt.Sprintf(" (%s <%s>)", p.Bind.Flags[0], p.Noun)
+	case len(p.Bind.Env) > 0 && e.in.Shell == ShellPowerShell:
+		return fmt.Sprintf(" ($env:%s='<%s>')", p.Bind.Env[0], p.Noun)
 	case len(p.Bind.Env) > 0:
 		return fmt.Sprintf(" (%s=<%s>)", p.Bind.Env[0], p.Noun)
 	}
@@ -246,7 +248,7 @@ func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	}
 	if !w.Literal {
 		t.decide(VerdictAsk, id+".binding-dynamic", fmt.Sprintf("[ctxguard/%s.binding-dynamic] %s %s is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
-			id, how, w.Value, p.Noun, cp.allowedList(), p.Noun))
+			id, how, w.Value, p.Noun, cp.allowedList(nil, p.Context.CaseInsensitive), p.Noun))
 		return
 	}
 	eff, in := e.resolve(p, c, a, nil)
@@ -268,7 +270,7 @@ func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 		fix = "run: " + t.Fixed
 	}
 	t.decide(VerdictDeny, id+".binding-not-allowed", fmt.Sprintf("[ctxguard/%s.binding-not-allowed] %s names the %s %s %s, which this repository does not allow (allowed: %s) — %s",
-		id, how, p.Name, p.Noun, describe(ct), cp.allowedList(), fix))
+		id, how, p.Name, p.Noun, describe(ct), cp.allowedList(eff.known, fold), fix))
 }
 
 // bindEdit renders the insertion that binds a call to value, and the binding as text.

@@ -226,3 +226,64 @@ func TestVerdictNames(t *testing.T) {
 		t.Error("ParseVerdict(block) is a verdict")
 	}
 }
+
+// TestLayeredAllowList: when a user's (or the managed) policy and the repository's both list the
+// allowed contexts, a context must be in both, and a denied switch says which ones that leaves:
+// the entries every list allows, not the repository's list alone.
+func TestLayeredAllowList(t *testing.T) {
+	state := fakeState{acme: map[string]string{"main": "id-dev"}}
+	for _, tt := range []struct {
+		name          string
+		user, project []string
+		want          string
+	}{
+		{"literals", []string{"Dev", "QA"}, []string{"QA", "Prod", "Dev"}, "(allowed: QA, Dev)"},
+		{"an id and a name of one account", []string{"id-qa"}, []string{"QA", "Dev"}, "(allowed: QA)"},
+		{"nothing in common", []string{"Dev"}, []string{"QA"}, "(allowed: none: no context is in every policy's list)"},
+		{"everything, then a list", []string{"*"}, []string{"Dev", "QA"}, "(allowed: Dev, QA)"},
+		{"a pattern inside another", []string{"q*"}, []string{"*"}, "(allowed: q*)"},
+		{"patterns that overlap", []string{"D*", "Prod"}, []string{"*v", "QA"}, "(allowed: what matches each of *v and D*)"},
+		{"patterns that do not", []string{"D*"}, []string{"q*"}, "(allowed: none: no context is in every policy's list)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pol := policy(map[string]*rules.ContextPolicy{"acme": {Allow: []rules.AllowList{
+				{Patterns: tt.user, Src: rules.Source{File: "/h/.config/ctxguard/policy.yaml"}},
+				{Patterns: tt.project, Src: rules.Source{File: "/p/.ctxguard.yaml"}},
+			}}}, rules.SettingUnset)
+			calls, err := shell.Parse("acme use Prod")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rules.Evaluate(rules.Input{System: unix, Calls: calls, Policy: pol, Providers: []*spec.Spec{acme}, State: state, Quote: shell.Quote, Cwd: "/w", Home: "/h"})
+			if res.Verdict != rules.VerdictDeny || !strings.Contains(res.Reason, tt.want) {
+				t.Errorf("%v %s: %s; want a deny with %q", res.Verdict, res.Rule, res.Reason, tt.want)
+			}
+		})
+	}
+}
+
+// TestHintInDialect: a deny that tells the agent how to name a context says it in the line's
+// own language: a variable binding is VAR=value in bash, $env:VAR='value' in PowerShell, which
+// has no VAR=value prefix.
+func TestHintInDialect(t *testing.T) {
+	pol := policy(map[string]*rules.ContextPolicy{"envy": {Allow: allow("qa")}}, rules.SettingUnset)
+	state := fakeState{acme: map[string]string{}, envy: "prod"}
+	for _, tt := range []struct {
+		shell string
+		parse func(string) ([]rules.Call, error)
+		quote func(string) string
+		want  string
+	}{
+		{rules.ShellBash, shell.Parse, shell.Quote, "(ENVY_WS=<workspace>)"},
+		{rules.ShellPowerShell, shell.ParsePowerShell, shell.QuotePowerShell, "($env:ENVY_WS='<workspace>')"},
+	} {
+		calls, err := tt.parse("envy plan")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rules.Evaluate(rules.Input{System: unix, Calls: calls, Policy: pol, Providers: []*spec.Spec{envy}, State: state, Quote: tt.quote, Shell: tt.shell, Cwd: "/w", Home: "/h"})
+		if res.Verdict != rules.VerdictDeny || !strings.Contains(res.Reason, tt.want) {
+			t.Errorf("%s: %v %s: %s; want a deny with %q", tt.shell, res.Verdict, res.Rule, res.Reason, tt.want)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 			}
 		}
 	}
-	what := fmt.Sprintf("name an allowed %s explicitly%s", p.Noun, flagHint(p))
+	what := fmt.Sprintf("name an allowed %s explicitly%s", p.Noun, e.flagHint(p))
 	if !bindable {
 		what = fmt.Sprintf("switch to an allowed %s in the same command", p.Noun)
 	}

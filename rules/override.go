@@ -148,7 +148,7 @@ func (e *engine) overrides(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 		fold := p.Context.CaseInsensitive
 		if !cp.allows(identify(m[1], eff.known, fold), fold) {
 			t.decide(VerdictDeny, id+".override-not-allowed", fmt.Sprintf("[ctxguard/%s.override-not-allowed] %s %s makes this call act in the %s %s %s, which this repository does not allow (allowed: %s) — use a resource of an allowed %s",
-				id, how, w.Value, p.Name, p.Noun, m[1], cp.allowedList(), p.Noun))
+				id, how, w.Value, p.Name, p.Noun, m[1], cp.allowedList(eff.known, fold), p.Noun))
 		}
 	}
 }

@@ -32,7 +32,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		e.carry(Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope})
 		if cp != nil {
 			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
-				id, self, p.Noun, cp.allowedList(), p.Noun))
+				id, self, p.Noun, cp.allowedList(before.known, p.Context.CaseInsensitive), p.Noun))
 		}
 		return
 	}
@@ -56,7 +56,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		ct.Allowed = cp.allows(identify(value, before.known, fold), fold)
 		if !ct.Allowed {
 			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s%s, or name one on each command%s",
-				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(), p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw), flagHint(p)))
+				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(before.known, fold), p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw), e.flagHint(p)))
 			return
 		}
 	}

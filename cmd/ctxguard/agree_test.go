@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestValidateAgreesWithHook(t *testing.T) {
 				}
 				file := strings.TrimPrefix(m.expand(pl.path), m.root)
 
-				out, code, err := m.run("ctxguard validate")
+				out, code, err := m.ctxguard(nil, "validate")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -77,21 +78,26 @@ func TestValidateAgreesWithHook(t *testing.T) {
 					"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": m.repo, "permission_mode": "default",
 					"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "echo ok"}, "tool_use_id": "t1",
 				})
-				if err := os.WriteFile(filepath.Join(m.root, "tmp", "p.json"), payload, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				answer, code, err := m.run("ctxguard hook --harness claude < " + filepath.Join(m.root, "tmp", "p.json"))
+				answer, code, err := m.ctxguard(bytes.NewReader(payload), "hook", "--harness", "claude")
 				if err != nil || code != 0 {
 					t.Fatalf("hook exits %d (%v):\n%s", code, err, answer)
 				}
-				denied := strings.Contains(answer, `"permissionDecision":"deny"`)
+				var a struct {
+					Hook struct{ PermissionDecision, PermissionDecisionReason string } `json:"hookSpecificOutput"`
+				}
+				if answer != "" {
+					if err := json.Unmarshal([]byte(answer), &a); err != nil {
+						t.Fatalf("the hook's answer is not JSON: %v\n%s", err, answer)
+					}
+				}
+				denied := a.Hook.PermissionDecision == "deny"
 				switch {
 				case pl.inert && denied:
 					t.Errorf("with no policy anywhere the hook denies:\n%s", answer)
 				case pl.inert:
 				case denied != broken:
 					t.Errorf("validate says broken=%v but the hook denied=%v:\nvalidate: %s\nhook: %s", broken, denied, out, answer)
-				case denied && !strings.Contains(answer, file):
+				case denied && !strings.Contains(a.Hook.PermissionDecisionReason, file):
 					t.Errorf("the hook denies without naming %s: %s", file, answer)
 				}
 				counts[pl.name+" "+map[bool]string{true: "broken", false: "good"}[broken]]++

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,10 +56,16 @@ var built struct {
 	err  error
 }
 
-// builtBinary builds ctxguard from this module, once per test binary.
+// builtBinary builds ctxguard from this module, once per test binary. Where the go command
+// cannot run (a Windows test binary under Wine cannot start it, a Linux program), it is the
+// ctxguard that testscript.Main put on PATH: this test binary, which runs the same cli.Main.
 func builtBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
+		if _, err := exec.LookPath("go"); err != nil {
+			built.path, built.err = exec.LookPath("ctxguard")
+			return
+		}
 		dir, err := os.MkdirTemp("", "ctxguard-docs-")
 		if err != nil {
 			built.err = err
@@ -78,6 +86,7 @@ func builtBinary(t *testing.T) string {
 // machine is the throwaway machine a page's commands run in.
 type machine struct {
 	root, home, repo string
+	bin              string // ctxguard
 	env              []string
 }
 
@@ -93,10 +102,15 @@ func newMachine(t *testing.T) *machine {
 	if err := os.CopyFS(m.home, os.DirFS(filepath.Join("..", "..", "testdata", "docs", "home"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(builtBinary(t), filepath.Join(m.home, "go", "bin", "ctxguard")); err != nil {
+	bin := builtBinary(t)
+	m.bin = filepath.Join(m.home, "go", "bin", filepath.Base(bin))
+	if err := os.Link(bin, m.bin); err != nil && os.Symlink(bin, m.bin) != nil {
 		t.Fatal(err)
 	}
 	for _, tool := range docsTools {
+		if runtime.GOOS == "windows" {
+			break // the pages' sessions are Unix ones (unixSession); only ctxguard runs here
+		}
 		p, err := exec.LookPath(tool)
 		if err != nil {
 			t.Fatalf("the pages' commands need %s: %v", tool, err)
@@ -118,9 +132,29 @@ func newMachine(t *testing.T) *machine {
 	return m
 }
 
-// run runs one command line and returns what it printed, with the machine's root removed.
+// unixSession skips a test whose commands are a Unix shell session, as the pages' are (bash, in
+// a machine of /home and /etc): a Windows test binary has no bash to run them. The sessions of a
+// Windows user are the scripts testdata/script/windows_*.txtar.
+func unixSession(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the pages show Unix shell sessions, which need bash; windows_*.txtar are the Windows user's")
+	}
+}
+
+// run runs one command line with bash and returns what it printed, with the machine's root
+// removed.
 func (m *machine) run(line string) (string, int, error) {
-	cmd := exec.Command("bash", "-c", line)
+	return m.output(exec.Command("bash", "-c", line))
+}
+
+// ctxguard runs ctxguard with args and stdin (nil for none), without a shell.
+func (m *machine) ctxguard(stdin io.Reader, args ...string) (string, int, error) {
+	cmd := exec.Command(m.bin, args...)
+	cmd.Stdin = stdin
+	return m.output(cmd)
+}
+
+func (m *machine) output(cmd *exec.Cmd) (string, int, error) {
 	cmd.Dir, cmd.Env = m.repo, m.env
 	out, err := cmd.CombinedOutput()
 	code := 0
@@ -139,7 +173,7 @@ func (m *machine) run(line string) (string, int, error) {
 func (m *machine) expand(path string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		return filepath.Join(m.home, rest)
-	} else if !filepath.IsAbs(path) {
+	} else if !strings.HasPrefix(path, "/") {
 		return filepath.Join(m.repo, path)
 	}
 	return filepath.Join(m.root, path)
@@ -269,6 +303,7 @@ func pages(t *testing.T) []string {
 // TestDocs runs the commands of the README's and docs/*.md's console blocks (see the convention
 // above) and compares what they print with what the page shows.
 func TestDocs(t *testing.T) {
+	unixSession(t)
 	for _, page := range pages(t) {
 		name, _ := filepath.Rel(filepath.Join("..", ".."), page)
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
@@ -380,7 +415,7 @@ func TestReadmeDemo(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^  rewrite`).MatchString(text) || !regexp.MustCompile(`(?m)^  deny\n.*switch`).MatchString(text) {
 		t.Errorf("README.md:%d: the excerpt should show a rewrite and a denied switch:\n%s", b.line, text)
 	}
-	got, code, err := newMachine(t).run("ctxguard demo")
+	got, code, err := newMachine(t).ctxguard(nil, "demo")
 	if err != nil || code != 0 {
 		t.Fatalf("ctxguard demo: exit %d, %v\n%s", code, err, got)
 	}

@@ -91,16 +91,15 @@ func (l Log) rotate(f *os.File, n int64) (*os.File, error) {
 	defer release()
 	// Under the lock, the file at Path is the one f has open only if no other hook rotated it
 	// since f was opened.
-	if cur, err := os.Stat(l.Path); err != nil || !os.SameFile(cur, fi) {
-		f.Close()
-		return l.open()
-	}
-	if err := os.Rename(l.Path, l.Old()); err != nil {
-		// Windows refuses to rename a file that another process has open; the line goes to the
-		// full file, and a later hook rotates it.
-		return f, nil
-	}
+	cur, err := os.Stat(l.Path)
+	// Windows cannot rename a file while any handle to it is open (Go opens files without
+	// FILE_SHARE_DELETE), this hook's own included, so f is closed first. When another hook
+	// has the file open the rename fails there; the line goes to the full file, and a later
+	// hook rotates it.
 	f.Close()
+	if err == nil && os.SameFile(cur, fi) {
+		os.Rename(l.Path, l.Old())
+	}
 	return l.open()
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // The log shippers' configurations in docs/audit.md are the files in testdata/shipping, word for
@@ -153,7 +154,7 @@ func TestShipOtelcol(t *testing.T) {
 	if bin == "" && os.Getenv("CTXGUARD_SHIPPING") != "1" {
 		t.Skip("CTXGUARD_SHIPPING=1 builds the OpenTelemetry Collector of testdata/shipping/otelcol and ships a trail with it")
 	}
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	if bin == "" {
 		bin = filepath.Join(dir, "otelcol")
 		build := exec.Command("go", "build", "-o", bin, ".")

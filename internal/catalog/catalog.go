@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -49,7 +50,11 @@ func Open(env paths.Env) (*Catalog, error) {
 		}
 		return nil, fmt.Errorf("read providers folder %s: %w", dir, err)
 	}
-	if err := c.Add(os.DirFS(dir), dir); err != nil {
+	specs, err := load(os.DirFS(dir), dir, filepath.Join)
+	if err == nil {
+		err = c.AddSpecs(specs)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -44,7 +44,11 @@ func Decode(data []byte, source string) (*spec.Spec, *codec.Positions, error) {
 // Load parses every *.yaml file at the root of fsys, in name order. Each spec's Source is source
 // joined with the file name ("builtin:providers" gives "builtin:providers/az.yaml"). The names
 // are checked as the specs go into a Catalog ([Catalog.AddSpecs]).
-func Load(fsys fs.FS, source string) ([]*spec.Spec, error) {
+func Load(fsys fs.FS, source string) ([]*spec.Spec, error) { return load(fsys, source, path.Join) }
+
+// load is Load with join naming each file in source: path.Join for a label, filepath.Join for a
+// folder of the system, so that a Windows path keeps its backslashes.
+func load(fsys fs.FS, source string, join func(...string) string) ([]*spec.Spec, error) {
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("load providers %s: %w", source, err)
@@ -52,7 +56,7 @@ func Load(fsys fs.FS, source string) ([]*spec.Spec, error) {
 	slices.Sort(names)
 	specs := make([]*spec.Spec, 0, len(names))
 	for _, name := range names {
-		src := path.Join(source, name)
+		src := join(source, name)
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, fmt.Errorf("load provider %s: %w", src, err)

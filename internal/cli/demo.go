@@ -31,7 +31,13 @@ func runDemo(c *runner, args []string) error {
 		return err
 	}
 	home := filepath.Join(dir, "home")
-	vars := map[string]string{"HOME": home, "CTXGUARD_MANAGED_POLICY": filepath.Join(dir, "no-managed-policy.yaml")}
+	// The home on every system: HOME, and on Windows USERPROFILE, where az and ctxguard find it,
+	// and the application data folders in it.
+	vars := map[string]string{
+		"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData", "Roaming"),
+		"LOCALAPPDATA":            filepath.Join(home, "AppData", "Local"),
+		"CTXGUARD_MANAGED_POLICY": filepath.Join(dir, "no-managed-policy.yaml"),
+	}
 	demo := &runner{stderr: c.stderr, env: paths.Env{Home: home, OS: c.env.OS, Lookup: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok

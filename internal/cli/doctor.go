@@ -24,6 +24,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/hookfile"
 	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/shell"
 	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
@@ -546,7 +547,7 @@ func (d *doctor) plugins(s *harness.Setup, root string) []installed {
 // hookFiles are the files a harness reads hooks from (see [harness.Setup.HookFiles]), and for a
 // harness that reads a whole folder, every *.json file there.
 func (d *doctor) hookFiles(s *harness.Setup, root string) []string {
-	files := s.HookFiles(d.c.env.Home, d.c.env.Lookup, root)
+	files := s.HookFiles(d.c.env.Home, d.c.env.Lookup, root, d.c.env.OS)
 	if s.Glob {
 		for _, f := range slices.Clone(files) {
 			more, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "*.json"))
@@ -637,6 +638,10 @@ func (d *doctor) selfTest(wd, self string, hooks []installed) {
 		}
 		payload := in.setup.Probe(in.hook.Event, probeCommand, wd)
 		msg, err := d.probe(wd, argv, line, in.setup, payload)
+		if ns := (noShell{}); errors.As(err, &ns) {
+			d.fail(fmt.Sprintf("%s: %v", where, err), fmt.Sprintf("put %s on PATH where %s runs", ns.shell, ns.title))
+			continue
+		}
 		if err != nil {
 			d.fail(fmt.Sprintf("%s: %v", where, err), fmt.Sprintf("run ctxguard install %s from the ctxguard binary you want the hook to use", in.setup.Harness))
 			continue
@@ -656,7 +661,7 @@ func (d *doctor) userFile(s *harness.Setup, file string) bool {
 	if d.c.env.Home == "" {
 		return false
 	}
-	own := filepath.FromSlash(s.UserFile(d.c.env.Home, d.c.env.Lookup))
+	own := filepath.FromSlash(s.UserPath(d.c.env.Home, d.c.env.Lookup, d.c.env.OS))
 	return file == own || s.Glob && filepath.Dir(file) == filepath.Dir(own)
 }
 
@@ -682,13 +687,21 @@ func (d *doctor) expected(in installed, self string) bool {
 }
 
 // probe runs one hook command with a payload on stdin, as the harness would: argv directly, a
-// line through the shell harnesses hand hook lines to (harness.LineShell). It returns the reason of a refusal ("" for silence) or an
+// line through the shell the harness hands it to (Setup.LineShell), or the line's words where
+// that shell is the harness's own. It returns the reason of a refusal ("" for silence) or an
 // error when the hook cannot run or answers something that is not an answer.
 func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, payload []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	if argv == nil {
-		argv = append(harness.LineShell(d.c.env.OS, exec.LookPath), line)
+		if sh := s.LineShell(d.c.env.OS, exec.LookPath); sh != nil {
+			if _, err := exec.LookPath(sh[0]); err != nil {
+				return "", noShell{s.Title, sh[0]}
+			}
+			argv = append(sh, line)
+		} else if argv = words(line); argv == nil {
+			return "", fmt.Errorf("the line %q is not one command with literal words, which is all %s's own shell runs of ctxguard's", line, s.Title)
+		}
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = wd
@@ -721,6 +734,31 @@ func (d *doctor) probe(wd string, argv []string, line string, s *harness.Setup, 
 		return "", fmt.Errorf("the hook printed something that is not an answer: %q", truncate(string(out), 200))
 	}
 	return reason, nil
+}
+
+// noShell is a self-test that cannot run because the shell the harness runs its hook line with
+// is not on PATH: the harness cannot run the hook either.
+type noShell struct{ title, shell string }
+
+func (e noShell) Error() string {
+	return fmt.Sprintf("%s runs hook lines with %s, which is not on PATH here, so it cannot run this hook either", e.title, e.shell)
+}
+
+// words are the program and arguments of a POSIX line that is one simple command with literal
+// words, as ctxguard install writes them; nil for any other line.
+func words(line string) []string {
+	calls, err := shell.Parse(line)
+	if err != nil || len(calls) != 1 || !calls[0].NameWord.Literal || len(calls[0].Via) > 0 {
+		return nil
+	}
+	out := []string{calls[0].NameWord.Value}
+	for _, a := range calls[0].Args {
+		if !a.Literal {
+			return nil
+		}
+		out = append(out, a.Value)
+	}
+	return out
 }
 
 func truncate(s string, n int) string {

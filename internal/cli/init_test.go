@@ -10,6 +10,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/suite"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // TestStarterExamples uncomments the examples of rules and tests that `ctxguard init` writes
@@ -26,7 +27,7 @@ func TestStarterExamples(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	file := filepath.Join(dir, ".ctxguard.yaml")
 	data := []byte(strings.Join(lines, "\n"))
 	if err := os.WriteFile(file, data, 0o644); err != nil {
@@ -39,7 +40,7 @@ func TestStarterExamples(t *testing.T) {
 	if len(cases) < 2 || len(cases[0].Policy.Rules) != 7 {
 		t.Fatalf("%d tests and %d rules in the starter's examples, want 2 and 7", len(cases), len(cases[0].Policy.Rules))
 	}
-	home := t.TempDir()
+	home := testenv.TempDir(t)
 	env := paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) {
 		if k == "CTXGUARD_MANAGED_POLICY" {
 			return filepath.Join(home, "none"), true

@@ -76,16 +76,21 @@ func (c *runner) hookFile(s *harness.Setup, scope string) (string, error) {
 		if c.env.Home == "" {
 			return "", errors.New("no home directory: set HOME, or use --scope project")
 		}
-		return filepath.FromSlash(s.UserFile(c.env.Home, c.env.Lookup)), nil
+		return filepath.FromSlash(s.UserPath(c.env.Home, c.env.Lookup, c.env.OS)), nil
 	}
 	wd, err := c.getwd()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(projectRoot(wd), filepath.FromSlash(s.ProjectFile)), nil
+	return filepath.Join(projectRoot(wd), filepath.FromSlash(s.ProjectPath(c.env.OS))), nil
 }
 
 func (c *runner) wireOne(verb string, s *harness.Setup, file, self string, o harness.Options, dryRun bool) error {
+	if verb == "install" && s.Refuse != nil {
+		if err := s.Refuse(self, o); err != nil {
+			return err
+		}
+	}
 	old, err := os.ReadFile(file)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -77,7 +78,7 @@ func cacheCorpus(t *testing.T) map[string][]byte {
 func TestCacheSameAsDecode(t *testing.T) {
 	hits := 0
 	for _, target := range []func() any{func() any { return new(policyDoc) }, func() any { return new(map[string]any) }} {
-		c := Cache{Dir: t.TempDir(), Build: "test"}
+		c := Cache{Dir: testenv.TempDir(t), Build: "test"}
 		for name, data := range cacheCorpus(t) {
 			want := target()
 			wantPos, wantErr := Decode(data, name, want)
@@ -130,8 +131,8 @@ func countEntries(t *testing.T, dir string) int {
 // TestCacheChangedFile changes a file within the same second, to the same size, with the same
 // modification time: the change is read, never the tree of the old content.
 func TestCacheChangedFile(t *testing.T) {
-	c := Cache{Dir: t.TempDir(), Build: "test"}
-	file := filepath.Join(t.TempDir(), ".ctxguard.yaml")
+	c := Cache{Dir: testenv.TempDir(t), Build: "test"}
+	file := filepath.Join(testenv.TempDir(t), ".ctxguard.yaml")
 	at := time.Now().Truncate(time.Second)
 	decode := func(content string) string {
 		t.Helper()
@@ -168,7 +169,7 @@ func TestCacheChangedFile(t *testing.T) {
 // document's tree is believed by its own build), that another build never reads it, and that an
 // entry which is not a tree, or is cut short, is ignored.
 func TestCacheEntries(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	c := Cache{Dir: dir, Build: "one"}
 	real, other := []byte("contexts: {az: {allow: [dev]}}\n"), []byte("contexts: {az: {allow: [anything]}}\n")
 	allow := func(c Cache) string {
@@ -220,7 +221,7 @@ func TestCacheEntries(t *testing.T) {
 
 // TestCacheBounded keeps the folder to maxEntries, whatever the number of documents.
 func TestCacheBounded(t *testing.T) {
-	c := Cache{Dir: t.TempDir(), Build: "test"}
+	c := Cache{Dir: testenv.TempDir(t), Build: "test"}
 	for i := range maxEntries + 20 {
 		var d policyDoc
 		if _, err := c.Decode([]byte("destructive: ask\nversion: "+strings.Repeat("1", 1+i%9)+"\nrules: [{match: x"+strings.Repeat("y", i)+"}]\n"), "p.yaml", &d); err != nil {

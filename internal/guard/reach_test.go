@@ -135,11 +135,10 @@ func TestFirebaseMachine(t *testing.T) {
 	})
 }
 
-// tempEnv is the environment of a machine made in a temporary root: its home, no managed policy,
-// session memory in a folder of its own.
+// tempEnv is the environment of a machine of the running system made in a temporary root: its
+// home, no managed policy, session memory in a folder of its own.
 func tempEnv(t *testing.T, root, home string) paths.Env {
-	vars := map[string]string{"XDG_STATE_HOME": testenv.TempDir(t), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")}
-	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	return testenv.Home(home, map[string]string{"XDG_STATE_HOME": testenv.TempDir(t), "CTXGUARD_MANAGED_POLICY": filepath.Join(root, "none.yaml")})
 }
 
 func writeFiles(t *testing.T, files map[string]string) {

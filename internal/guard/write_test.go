@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -27,7 +28,7 @@ func load(t *testing.T, dir, yaml string) *policy.Policy {
 // lines it leaves in the file.
 func TestContentRules(t *testing.T) {
 	env, _ := machine(t)
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	bicep := filepath.Join(dir, "main.bicep")
 	other := filepath.Join(dir, "other.bicep")
 	write := func(f, s string) {

@@ -181,8 +181,10 @@ func (cline) Encode(w io.Writer, req *Request, a Answer) error {
 }
 
 // clineSetup wires ctxguard into Cline: an executable PreToolUse in the user's or the project's
-// hook folder that runs the binary. On Windows Cline runs PreToolUse.ps1 instead, which ctxguard
-// does not write yet.
+// hook folder that runs the binary. Cline runs a hook file by its shebang, else by its extension
+// (sdk/packages/core/src/hooks/hook-file-hooks.ts, inferHookCommand): a file without either with
+// bash, which Windows may not have, and PreToolUse.ps1 with powershell -File, so on Windows the
+// file is PreToolUse.ps1, a PowerShell script.
 var clineSetup = Setup{
 	Title: "Cline",
 	UserFile: func(home string, env func(string) (string, bool)) string {
@@ -190,13 +192,14 @@ var clineSetup = Setup{
 	},
 	ProjectFile: ".clinerules/hooks/PreToolUse",
 	Script: func(self string, o Options) ([]byte, error) {
+		const about = scriptMark + " cline`: Cline runs it before every tool call.\n"
 		if o.GOOS == "windows" {
-			return nil, errors.New("on Windows Cline runs PreToolUse.ps1, which ctxguard does not write yet")
+			return []byte("# " + about + psLine(self, "hook", "--harness", "cline") + "\nexit $LASTEXITCODE\n"), nil
 		}
-		return []byte("#!/bin/sh\n# " + scriptMark + " cline`: Cline runs it before every tool call.\nexec " +
-			shellLine(o.GOOS, self, "hook", "--harness", "cline") + "\n"), nil
+		return []byte("#!/bin/sh\n# " + about + "exec " + shLine(self, "hook", "--harness", "cline") + "\n"), nil
 	},
 	Executable: true,
+	WindowsExt: ".ps1",
 	// Cline runs every PreToolUse file in all of its hook folders, and merges their answers.
 	Others: func(home string, env func(string) (string, bool), _ string) []File {
 		out := []File{

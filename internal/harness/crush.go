@@ -93,15 +93,16 @@ type crushHook struct {
 // global config to the ones from the git root down to the working directory; the command runs in
 // its embedded POSIX shell on every system, so it is quoted for sh even on Windows.
 var crushSetup = Setup{
-	Title:       "Crush",
-	UserFile:    crushUserFile,
-	ProjectFile: "crush.json",
-	Also:        []string{".crush.json"},
-	Events:      []string{"PreToolUse"},
-	Skeleton:    "{}\n",
+	Title:        "Crush",
+	UserFile:     crushUserFile,
+	ProjectFile:  "crush.json",
+	Also:         []string{".crush.json"},
+	WindowsShell: Embedded,
+	Events:       []string{"PreToolUse"},
+	Skeleton:     "{}\n",
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"PreToolUse", compact(crushHook{
-			Name: "ctxguard", Matcher: "^bash$", Command: shellLine("linux", self, "hook", "--harness", "crush"), Timeout: timeout,
+			Name: "ctxguard", Matcher: "^bash$", Command: hookLine(o.GOOS, Embedded, self, "hook", "--harness", "crush"), Timeout: timeout,
 		})}}
 	},
 	// The machine's config and Crush's data config are merged too, and a crushrc is a shell

@@ -148,7 +148,7 @@ var cursorSetup = Setup{
 	Skeleton:    "{\n  \"version\": 1\n}\n",
 	RewriteHook: true,
 	Entries: func(self string, o Options) []Entry {
-		cmd := line(o.GOOS, self, "hook", "--harness", "cursor")
+		cmd := hookLine(o.GOOS, PowerShell, self, "hook", "--harness", "cursor")
 		out := []Entry{{cursorShellEvent, compact(cursorHook{Command: cmd, Timeout: timeout, FailClosed: true})}}
 		if o.Rewrite {
 			out = append(out, Entry{cursorToolEvent, compact(cursorHook{Command: cmd, Matcher: "Shell", Timeout: timeout, FailClosed: true})})

@@ -18,22 +18,25 @@ var droid = snakeCase{name: "droid", shells: shellTools{"Execute": bashTool}, li
 // droidSetup wires ctxguard into Droid: its hooks.json is the bare event map (no "hooks" key),
 // with Claude Code's groups. Without a hooks.json, Droid reads the "hooks" key of the settings.json
 // beside it; once hooks.json exists it no longer does, which is why install writes hooks.json.
+// Droid hands a hook command to spawn with shell "sh" (seen in the bundle of @factory/cli
+// 0.225), a POSIX line on every system: Git Bash's sh on Windows.
 var droidSetup = Setup{
 	Title: "Factory Droid",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".factory", "hooks.json"))
 	},
-	ProjectFile: ".factory/hooks.json",
-	Also:        []string{".factory/hooks/hooks.json"}, // the legacy place, still read
-	Nested:      true,
-	Bare:        true,
-	Events:      []string{"PreToolUse"},
-	Skeleton:    "{}\n",
-	Own:         true,
+	ProjectFile:  ".factory/hooks.json",
+	Also:         []string{".factory/hooks/hooks.json"}, // the legacy place, still read
+	Nested:       true,
+	Bare:         true,
+	WindowsShell: Sh,
+	Events:       []string{"PreToolUse"},
+	Skeleton:     "{}\n",
+	Own:          true,
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"PreToolUse", compact(hookGroup{
 			Matcher: "Execute",
-			Hooks:   []commandHook{{Type: "command", Command: shellLine(o.GOOS, self, "hook", "--harness", "droid"), Timeout: timeout}},
+			Hooks:   []commandHook{{Type: "command", Command: hookLine(o.GOOS, Sh, self, "hook", "--harness", "droid"), Timeout: timeout}},
 		})}}
 	},
 	// The settings files hold hooks too when there is no hooks.json.

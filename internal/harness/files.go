@@ -40,13 +40,13 @@ func (s *Setup) files(home string, env func(string) (string, bool), goos string)
 	settings, folder := s.Title+"'s settings", s.Title+"'s hooks folder"
 	var out []File
 	if home != "" {
-		u := s.UserFile(home, env)
+		u := s.UserPath(home, env, goos)
 		out = append(out, File{Path: u, What: settings})
 		if s.Glob {
 			out = append(out, File{Path: path.Dir(u), Dir: true, What: folder})
 		}
 	}
-	out = append(out, File{Path: s.ProjectFile, Project: true, What: settings})
+	out = append(out, File{Path: s.ProjectPath(goos), Project: true, What: settings})
 	if s.Glob {
 		out = append(out, File{Path: path.Dir(s.ProjectFile), Project: true, Dir: true, What: folder})
 	}
@@ -65,15 +65,16 @@ func (s *Setup) files(home string, env func(string) (string, bool), goos string)
 	return out
 }
 
-// HookFiles are the files doctor reads this harness's hooks from, with the system's separators:
-// the user file (when there is a home), the project file under root and the other project files
-// in the same layout. A harness with Glob reads every *.json file in those files' folders too.
-func (s *Setup) HookFiles(home string, env func(string) (string, bool), root string) []string {
+// HookFiles are the files doctor reads this harness's hooks from on goos, with the system's
+// separators: the user file (when there is a home), the project file under root and the other
+// project files in the same layout. A harness with Glob reads every *.json file in those files'
+// folders too.
+func (s *Setup) HookFiles(home string, env func(string) (string, bool), root, goos string) []string {
 	var files []string
 	if home != "" {
-		files = append(files, filepath.FromSlash(s.UserFile(home, env)))
+		files = append(files, filepath.FromSlash(s.UserPath(home, env, goos)))
 	}
-	files = append(files, filepath.Join(root, filepath.FromSlash(s.ProjectFile)))
+	files = append(files, filepath.Join(root, filepath.FromSlash(s.ProjectPath(goos))))
 	for _, f := range s.Also {
 		files = append(files, filepath.Join(root, filepath.FromSlash(f)))
 	}

@@ -138,7 +138,7 @@ var geminiSetup = Setup{
 		return []Entry{{"BeforeTool", compact(hookGroup{
 			Matcher: "run_shell_command|write_file|replace",
 			Hooks: []commandHook{{
-				Type: "command", Name: "ctxguard", Command: line(o.GOOS, self, "hook", "--harness", "gemini"),
+				Type: "command", Name: "ctxguard", Command: hookLine(o.GOOS, PowerShell, self, "hook", "--harness", "gemini"),
 				Timeout: timeout * 1000,
 			}},
 		})}}

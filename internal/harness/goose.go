@@ -66,24 +66,31 @@ func (goose) Encode(w io.Writer, req *Request, a Answer) error {
 
 // gooseSetup wires ctxguard into goose as a plugin of its own, ctxguard, in the user's or the
 // project's .agents/plugins folder: a manifest and hooks/hooks.json. goose runs the command with
-// sh -c on every system; on_failure block makes it deny the call when the hook gives no decision
-// (it crashed, timed out or printed something else), where by default it would let it run.
+// the shell of its developer extension (crates/goose/src/hooks/shell.rs): sh -c, and on Windows
+// cmd /C with the line quoted as one argument by Rust's rules, which cmd does not read, so there
+// a path that needs quotes cannot be run at all (Refuse). on_failure block makes goose deny the
+// call when the hook gives no decision (it crashed, timed out or printed something else), where
+// by default it would let it run.
 var gooseSetup = Setup{
 	Title: "goose",
 	UserFile: func(home string, env func(string) (string, bool)) string {
 		return filepath.ToSlash(filepath.Join(home, ".agents", "plugins", "ctxguard", "hooks", "hooks.json"))
 	},
-	ProjectFile: ".agents/plugins/ctxguard/hooks/hooks.json",
-	Nested:      true,
-	Events:      []string{"PreToolUse"},
-	Skeleton:    "{}\n",
-	Own:         true,
-	Beside:      map[string]string{"../plugin.json": gooseManifest},
+	ProjectFile:  ".agents/plugins/ctxguard/hooks/hooks.json",
+	Nested:       true,
+	Events:       []string{"PreToolUse"},
+	Skeleton:     "{}\n",
+	Own:          true,
+	Beside:       map[string]string{"../plugin.json": gooseManifest},
+	WindowsShell: Cmd,
+	Refuse: func(self string, o Options) error {
+		return cmdRefuses("goose", self, o)
+	},
 	Entries: func(self string, o Options) []Entry {
 		return []Entry{{"PreToolUse", compact(hookGroup{
 			Matcher: "^developer__shell$",
 			Hooks: []commandHook{{
-				Type: "command", Command: shellLine("linux", self, "hook", "--harness", "goose"), Timeout: timeout, OnFailure: "block",
+				Type: "command", Command: hookLine(o.GOOS, Cmd, self, "hook", "--harness", "goose"), Timeout: timeout, OnFailure: "block",
 			}},
 		})}}
 	},

@@ -18,7 +18,10 @@ var qwen = snakeCase{name: "qwen", shells: shellTools{"run_shell_command": bashT
 // qwenSetup wires ctxguard into Qwen Code: a PreToolUse group for its shell tool in Claude Code's
 // layout, in Gemini CLI's settings files. Its timeout is in seconds, but a value of 1000 or more
 // is read as milliseconds (older builds took milliseconds only), so 30000 is 30 s for all of
-// them.
+// them. On Windows Qwen Code runs a hook command with %ComSpec% (cmd /d /s /c), quoting the line
+// as one argument by Node's rules, which cmd does not read, unless the hook names its shell
+// (packages/core/src/hooks/hookRunner.ts, getShellConfigForHook): the entry says "shell":
+// "powershell", which runs powershell -Command LINE.
 var qwenSetup = Setup{
 	Title: "Qwen Code",
 	UserFile: func(home string, env func(string) (string, bool)) string {
@@ -29,13 +32,14 @@ var qwenSetup = Setup{
 	Events:      []string{"PreToolUse"},
 	Skeleton:    "{}\n",
 	Entries: func(self string, o Options) []Entry {
-		return []Entry{{"PreToolUse", compact(hookGroup{
-			Matcher: "^run_shell_command$",
-			Hooks: []commandHook{{
-				Type: "command", Name: "ctxguard", Command: shellLine(o.GOOS, self, "hook", "--harness", "qwen"),
-				Timeout: timeout * 1000,
-			}},
-		})}}
+		h := commandHook{
+			Type: "command", Name: "ctxguard", Command: hookLine(o.GOOS, PowerShell, self, "hook", "--harness", "qwen"),
+			Timeout: timeout * 1000,
+		}
+		if o.GOOS == "windows" {
+			h.Shell = "powershell"
+		}
+		return []Entry{{"PreToolUse", compact(hookGroup{Matcher: "^run_shell_command$", Hooks: []commandHook{h}})}}
 	},
 	Probe: func(_, command, cwd string) []byte {
 		return compact(map[string]any{

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -51,6 +52,15 @@ type Setup struct {
 	Script func(self string, o Options) ([]byte, error)
 	// Executable is set when the harness runs the Script file itself.
 	Executable bool
+	// WindowsExt is added to the name of the Script file on Windows, where the harness finds it
+	// by its extension (Cline runs PreToolUse.ps1 with Windows PowerShell).
+	WindowsExt string
+	// WindowsShell is the shell the harness hands its hook line to on Windows; PowerShell when
+	// not set.
+	WindowsShell Shell
+	// Refuse says why no entry can run the binary at self in this harness on o.GOOS, and what
+	// to do instead; nil (or a nil Refuse) when one can. install writes nothing then.
+	Refuse func(self string, o Options) error
 	// Beside are files that go with the hook file (paths relative to its folder, with forward
 	// slashes): install writes each one that is missing, uninstall removes each one that is
 	// still as install wrote it when it removes the hook file.
@@ -161,6 +171,22 @@ type Plugin struct {
 	Hooks []byte
 }
 
+// UserPath is the user-scope file on goos, with forward slashes.
+func (s *Setup) UserPath(home string, env func(string) (string, bool), goos string) string {
+	return s.onSystem(s.UserFile(home, env), goos)
+}
+
+// ProjectPath is the project-scope file on goos, relative to the project root, with forward
+// slashes.
+func (s *Setup) ProjectPath(goos string) string { return s.onSystem(s.ProjectFile, goos) }
+
+func (s *Setup) onSystem(file, goos string) string {
+	if goos == "windows" {
+		return file + s.WindowsExt
+	}
+	return file
+}
+
 // scriptMark is in every Script file, so that uninstall and doctor know it as ctxguard's.
 const scriptMark = "Written by `ctxguard install"
 
@@ -217,16 +243,41 @@ func xdgConfig(home string, env func(string) (string, bool)) string {
 	return homeDir(home, env, "XDG_CONFIG_HOME", ".config")
 }
 
-// LineShell is how every harness that runs a hook as a command line runs it on goos: the
-// program and the arguments before the line. On Windows that is PowerShell for all of them:
-// Copilot CLI's powershell key, Gemini CLI (packages/core/src/utils/shell-utils.ts,
-// getShellConfiguration), Cursor (its hook service's shell: pwsh, else Windows PowerShell) and
-// Codex (the session's shell, PowerShell by default on Windows: codex-rs shell_detect.rs);
-// PowerShell 7 (pwsh) where it is on PATH, else Windows PowerShell 5.1, which every Windows
-// has. Elsewhere it is sh -c. lookPath is exec.LookPath, or a test's stand-in.
-func LineShell(goos string, lookPath func(string) (string, error)) []string {
+// Shell is a shell a harness hands the line of a hook entry to. Every harness runs a hook line
+// with sh -c outside Windows; on Windows each has its own ([Setup.WindowsShell]).
+type Shell int
+
+const (
+	// PowerShell is pwsh where it is on PATH, else Windows PowerShell 5.1, which every Windows
+	// has, with -NoProfile -NonInteractive -Command LINE: the shell of Copilot CLI's powershell
+	// key, Gemini CLI (packages/core/src/utils/shell-utils.ts, getShellConfiguration), Cursor
+	// (its hook service's shell: pwsh, else Windows PowerShell) and Codex's commandWindows (the
+	// session's shell, PowerShell by default on Windows: codex-rs shell_detect.rs).
+	PowerShell Shell = iota
+	// Cmd is cmd.exe /C, given the line as one argument quoted by the rules of
+	// CommandLineToArgvW, which cmd does not read: the line cannot quote anything.
+	Cmd
+	// Sh is the sh on PATH (Git Bash's on Windows), with -c LINE.
+	Sh
+	// Embedded is a POSIX shell inside the harness itself: no program runs the line, the
+	// harness runs its words.
+	Embedded
+)
+
+// LineShell is how the harness runs a hook line on goos: the program and the arguments before
+// the line, or nil for a shell embedded in the harness, which runs the line's words. lookPath is
+// exec.LookPath, or a test's stand-in.
+func (s *Setup) LineShell(goos string, lookPath func(string) (string, error)) []string {
 	if goos != "windows" {
 		return []string{"sh", "-c"}
+	}
+	switch s.WindowsShell {
+	case Cmd:
+		return []string{"cmd", "/C"}
+	case Sh:
+		return []string{"sh", "-c"}
+	case Embedded:
+		return nil
 	}
 	ps := "powershell"
 	if _, err := lookPath("pwsh"); err == nil {
@@ -235,26 +286,26 @@ func LineShell(goos string, lookPath func(string) (string, error)) []string {
 	return []string{ps, "-NoProfile", "-NonInteractive", "-Command"}
 }
 
-// shellLine is a command line that runs the binary at self with args for a harness whose
-// Windows shell is not known to be PowerShell: POSIX sh quoting, or on Windows cmd's double
-// quotes, which only a path with a space needs.
-func shellLine(goos, self string, args ...string) string {
-	if goos == "windows" {
-		if strings.ContainsAny(self, " &()^") {
-			self = `"` + self + `"`
-		}
-		return self + " " + strings.Join(args, " ")
+// hookLine is the line that runs the binary at self with args, written for the shell a harness
+// hands it to on goos: sh outside Windows, windows there.
+func hookLine(goos string, windows Shell, self string, args ...string) string {
+	switch {
+	case goos != "windows" || windows == Sh || windows == Embedded:
+		return shLine(self, args...)
+	case windows == Cmd:
+		return self + " " + strings.Join(args, " ") // quotable by nothing: see cmdRefuses
 	}
-	return shLine(self, args...)
+	return psLine(self, args...)
 }
 
-// line is a command line that runs the binary at self with args in the shell a harness hands
-// it to on goos ([LineShell]): PowerShell on Windows, POSIX sh elsewhere.
-func line(goos, self string, args ...string) string {
-	if goos == "windows" {
-		return psLine(self, args...)
+// cmdRefuses says why a harness that runs hook lines with cmd /C, quoting the line itself as
+// one argument (goose), cannot run the binary at self on Windows: cmd reads \" as a backslash
+// and a quote, so a path that needs quotes cannot be given to it. nil when the path needs none.
+func cmdRefuses(title, self string, o Options) error {
+	if o.GOOS != "windows" || !strings.ContainsAny(self, " \t&()[]{}^=;!'+,`~%<>|\"") {
+		return nil
 	}
-	return shLine(self, args...)
+	return fmt.Errorf("%s runs hook commands with cmd /C on Windows, which cannot run %s: its path has a space or a character cmd reads; install ctxguard where its path has none (go env -w GOBIN=C:\\tools\\bin, then go install again) and run ctxguard install from there", title, self)
 }
 
 // shLine is a POSIX sh line.
@@ -299,7 +350,9 @@ type commandHook struct {
 	Args    []string `json:"args,omitempty"`
 	// CommandWindows replaces Command on Windows (Codex).
 	CommandWindows string `json:"commandWindows,omitempty"`
-	Timeout        int    `json:"timeout,omitempty"`
+	// Shell names the shell that runs Command where the harness lets a hook choose (Qwen Code).
+	Shell   string `json:"shell,omitempty"`
+	Timeout int    `json:"timeout,omitempty"`
 	// OnFailure "block" makes goose deny the call when the hook gives no decision (a crash, a
 	// timeout, an unreadable answer).
 	OnFailure string `json:"on_failure,omitempty"`

@@ -82,11 +82,14 @@ func TestEntries(t *testing.T) {
 			[]string{`PreToolUse {"matcher":"^run_shell_command$","hooks":[{"type":"command","name":"ctxguard","command":"/opt/bin/ctxguard hook --harness qwen","timeout":30000}]}`}},
 		{"droid", Options{GOOS: "linux"}, "/opt/bin/ctxguard",
 			[]string{`PreToolUse {"matcher":"Execute","hooks":[{"type":"command","command":"/opt/bin/ctxguard hook --harness droid","timeout":30}]}`}},
-		// Crush and goose give the line to a POSIX shell on every system.
+		// Crush gives the line to its own POSIX shell on every system; Qwen Code on Windows to the
+		// shell the entry names; goose on Windows to cmd, unquoted.
 		{"crush", Options{GOOS: "windows"}, `C:\Program Files\ctxguard\ctxguard.exe`,
 			[]string{`PreToolUse {"name":"ctxguard","matcher":"^bash$","command":"'C:\\Program Files\\ctxguard\\ctxguard.exe' hook --harness crush","timeout":30}`}},
+		{"qwen", Options{GOOS: "windows"}, `C:\Users\First Last\go\bin\ctxguard.exe`,
+			[]string{`PreToolUse {"matcher":"^run_shell_command$","hooks":[{"type":"command","name":"ctxguard","command":"& 'C:\\Users\\First Last\\go\\bin\\ctxguard.exe' hook --harness qwen","shell":"powershell","timeout":30000}]}`}},
 		{"goose", Options{GOOS: "windows"}, `C:\ctxguard.exe`,
-			[]string{`PreToolUse {"matcher":"^developer__shell$","hooks":[{"type":"command","command":"'C:\\ctxguard.exe' hook --harness goose","timeout":30,"on_failure":"block"}]}`}},
+			[]string{`PreToolUse {"matcher":"^developer__shell$","hooks":[{"type":"command","command":"C:\\ctxguard.exe hook --harness goose","timeout":30,"on_failure":"block"}]}`}},
 	}
 	for _, tt := range tests {
 		s, _ := SetupFor(tt.harness)
@@ -291,9 +294,10 @@ func probeEntries(s *Setup) []Entry {
 	return s.Entries("/opt/bin/ctxguard", Options{GOOS: "linux", Rewrite: true})
 }
 
-// TestWindowsLines reads every hook line ctxguard installs on Windows the way the harness's
-// shell does (LineShell: PowerShell) and checks that it runs the binary with its arguments,
-// for the paths go install gives a Windows user, spaces and quotes included.
+// TestWindowsLines reads every hook line ctxguard installs on Windows the way the shell its
+// harness hands it to does there (Setup.WindowsShell) and checks that it runs the binary with
+// its arguments, for the paths go install gives a Windows user, spaces and quotes included; a
+// harness that cannot run such a path refuses it instead.
 func TestWindowsLines(t *testing.T) {
 	for _, self := range []string{
 		`C:\Users\me\go\bin\ctxguard.exe`,
@@ -301,35 +305,92 @@ func TestWindowsLines(t *testing.T) {
 		`C:\Users\O'Brien\go\bin\ctxguard.exe`,
 		`D:\tools (x86)\ctxguard.exe`,
 	} {
-		// The harnesses whose shell on Windows is known to be PowerShell (see LineShell).
-		for _, name := range []string{"claude", "copilot", "gemini", "cursor", "codex"} {
-			s, _ := SetupFor(name)
-			for _, e := range s.Entries(self, Options{GOOS: "windows", Rewrite: true}) {
-				for _, line := range windowsLines(t, e.Value) {
-					calls, err := shell.ParsePowerShell(line)
-					if err != nil || len(calls) != 1 {
-						t.Errorf("%s %s: %q reads as %d calls, %v", s.Harness, e.Event, line, len(calls), err)
-						continue
+		o := Options{GOOS: "windows", Rewrite: true}
+		for _, s := range Setups() {
+			if s.Refuse != nil {
+				if err := s.Refuse(self, o); err != nil {
+					if self == `C:\Users\me\go\bin\ctxguard.exe` || !strings.Contains(err.Error(), self) {
+						t.Errorf("%s refuses %s: %v", s.Harness, self, err)
 					}
-					c := calls[0]
-					var args []string
-					for _, a := range c.Args {
-						args = append(args, a.Value)
-					}
-					want := "hook --harness " + s.Harness
-					if !c.NameWord.Literal || c.NameWord.Value != self || strings.Join(args, " ") != want {
-						t.Errorf("%s %s: %q runs %q %q, want %q %q", s.Harness, e.Event, line, c.NameWord.Value, args, self, want)
-					}
+					continue
+				}
+			}
+			var lines []string
+			if s.Script != nil {
+				script, err := s.Script(self, o)
+				if err != nil {
+					t.Errorf("%s: %v", s.Harness, err)
+					continue
+				}
+				if s.Plugin == nil && s.Executable {
+					// The hook file is a script of the harness's shell: its command is the line
+					// after the comment.
+					lines = append(lines, strings.Split(string(script), "\n")[1])
+				}
+			}
+			if s.Entries != nil {
+				for _, e := range s.Entries(self, o) {
+					lines = append(lines, windowsLines(t, e.Value)...)
+				}
+			}
+			for _, line := range lines {
+				argv, err := windowsWords(s.WindowsShell, line)
+				if err != nil {
+					t.Errorf("%s: %q: %v", s.Harness, line, err)
+					continue
+				}
+				if want := []string{self, "hook", "--harness", s.Harness}; !slices.Equal(argv, want) {
+					t.Errorf("%s: %q runs %q, want %q", s.Harness, line, argv, want)
 				}
 			}
 		}
 	}
-	if got := LineShell("windows", func(string) (string, error) { return "", errors.New("none") }); got[0] != "powershell" {
-		t.Errorf("LineShell without pwsh = %q, want Windows PowerShell", got)
+	for _, s := range Setups() {
+		none := func(string) (string, error) { return "", errors.New("none") }
+		got, want := s.LineShell("windows", none), map[Shell]string{PowerShell: "powershell", Cmd: "cmd", Sh: "sh", Embedded: ""}[s.WindowsShell]
+		if first := append(got, "")[0]; first != want {
+			t.Errorf("%s: LineShell on Windows without pwsh = %q, want %q first", s.Harness, got, want)
+		}
+		if got := s.LineShell("linux", none); !slices.Equal(got, []string{"sh", "-c"}) {
+			t.Errorf("%s: LineShell on Linux = %q, want sh -c", s.Harness, got)
+		}
 	}
-	if got := LineShell("windows", func(string) (string, error) { return `C:\pwsh.exe`, nil }); got[0] != "pwsh" {
+	if got := claudeSetup.LineShell("windows", func(string) (string, error) { return `C:\pwsh.exe`, nil }); got[0] != "pwsh" {
 		t.Errorf("LineShell with pwsh = %q, want pwsh", got)
 	}
+	// Cline finds a Windows hook by its extension.
+	if got, want := clineSetup.UserPath("C:/Users/me", func(string) (string, bool) { return "", false }, "windows"), `C:/Users/me/Documents/Cline/Hooks/PreToolUse.ps1`; got != want {
+		t.Errorf("Cline's user file on Windows = %s, want %s", got, want)
+	}
+	if got, want := clineSetup.ProjectPath("linux"), ".clinerules/hooks/PreToolUse"; got != want {
+		t.Errorf("Cline's project file on Linux = %s, want %s", got, want)
+	}
+}
+
+// windowsWords reads a hook line as sh reads it on Windows: the program and its arguments, or an
+// error when the line is more than one command with literal words. cmd, which reads no quotes in
+// a line handed over the way goose hands it, splits at spaces.
+func windowsWords(sh Shell, line string) ([]string, error) {
+	if sh == Cmd {
+		return strings.Fields(line), nil
+	}
+	parse := shell.Parse
+	if sh == PowerShell {
+		parse = shell.ParsePowerShell
+	}
+	calls, err := parse(line)
+	if err != nil || len(calls) != 1 {
+		return nil, fmt.Errorf("%d calls, %v", len(calls), err)
+	}
+	c := calls[0]
+	if !c.NameWord.Literal {
+		return nil, fmt.Errorf("the program %q is not literal", c.NameWord.Value)
+	}
+	argv := []string{c.NameWord.Value}
+	for _, a := range c.Args {
+		argv = append(argv, a.Value)
+	}
+	return argv, nil
 }
 
 // windowsLines are the lines a Windows harness runs from an entry: Codex's commandWindows,

@@ -75,7 +75,9 @@ type windsurfHook struct {
 
 // windsurfSetup wires ctxguard into Cascade: a pre_run_command entry in the user's or the
 // workspace's hooks.json. Cascade merges them with the machine's file and runs all of them,
-// system first.
+// system first. Windsurf's documentation does not say which shell runs a hook command on
+// Windows; Cascade runs its own commands in PowerShell there, so the line is PowerShell's, which
+// for a path without spaces or quotes is the same line in cmd.
 var windsurfSetup = Setup{
 	Title: "Windsurf",
 	UserFile: func(home string, env func(string) (string, bool)) string {
@@ -86,7 +88,7 @@ var windsurfSetup = Setup{
 	Skeleton:    "{}\n",
 	Own:         true,
 	Entries: func(self string, o Options) []Entry {
-		return []Entry{{windsurfEvent, compact(windsurfHook{Command: shellLine(o.GOOS, self, "hook", "--harness", "windsurf"), ShowOutput: true})}}
+		return []Entry{{windsurfEvent, compact(windsurfHook{Command: hookLine(o.GOOS, PowerShell, self, "hook", "--harness", "windsurf"), ShowOutput: true})}}
 	},
 	Others: func(_ string, env func(string) (string, bool), goos string) []File {
 		return []File{{Path: systemDir(goos, env, "windsurf", "Windsurf", "Windsurf") + "/hooks.json", What: "Windsurf's system hooks"}}

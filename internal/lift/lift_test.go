@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -38,7 +39,7 @@ func TestCovers(t *testing.T) {
 }
 
 func TestUpdateAndLoad(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state", "ctxguard", "lifts.json")
+	path := filepath.Join(testenv.TempDir(t), "state", "ctxguard", "lifts.json")
 	if l, note := Load(path); l != nil || note != "" {
 		t.Fatalf("no file: %v, %q", l, note)
 	}
@@ -64,7 +65,7 @@ func TestUpdateAndLoad(t *testing.T) {
 
 // TestUpdateConcurrent: lifts granted at the same moment are all kept.
 func TestUpdateConcurrent(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "lifts.json")
+	path := filepath.Join(testenv.TempDir(t), "lifts.json")
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
@@ -101,9 +102,7 @@ func TestLoadIgnores(t *testing.T) {
 			if err := os.Rename(path, real); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink(real, path); err != nil {
-				t.Skipf("symlinks: %v", err)
-			}
+			testenv.Symlink(t, real, path)
 		}},
 		{name: "another user's", content: good, mode: 0o600, want: "belongs to user 65534, not to you", unixOnly: true, setup: func(t *testing.T, path string) {
 			if os.Geteuid() != 0 {
@@ -118,7 +117,7 @@ func TestLoadIgnores(t *testing.T) {
 			if tt.unixOnly && runtime.GOOS == "windows" {
 				t.Skip("no permission bits or owners on Windows")
 			}
-			path := filepath.Join(t.TempDir(), "lifts.json")
+			path := filepath.Join(testenv.TempDir(t), "lifts.json")
 			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}

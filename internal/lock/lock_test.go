@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 func TestExclusive(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.lock")
+	path := filepath.Join(testenv.TempDir(t), "x.lock")
 	release, err := Acquire(path, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +44,7 @@ func TestReleasedAtExit(t *testing.T) {
 		}
 		os.Exit(0) // without releasing
 	}
-	path := filepath.Join(t.TempDir(), "x.lock")
+	path := filepath.Join(testenv.TempDir(t), "x.lock")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReleasedAtExit$")
 	cmd.Env = append(os.Environ(), "LOCK_TEST_HOLD="+path)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -57,7 +59,7 @@ func TestReleasedAtExit(t *testing.T) {
 
 // TestWaits: a lock held briefly is taken once it is released, within the wait.
 func TestWaits(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.lock")
+	path := filepath.Join(testenv.TempDir(t), "x.lock")
 	release, err := Acquire(path, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func TestWaits(t *testing.T) {
 }
 
 func TestMissingFolder(t *testing.T) {
-	if _, err := Acquire(filepath.Join(t.TempDir(), "no", "x.lock"), 0); err == nil {
+	if _, err := Acquire(filepath.Join(testenv.TempDir(t), "no", "x.lock"), 0); err == nil {
 		t.Error("Acquire in a missing folder succeeded")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // TestValidateAndHookAgree runs every policy file of the test scripts and the test machines,
@@ -98,7 +99,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	for _, warm := range []bool{false, true} {
 		b.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(b *testing.B) {
-			dir := b.TempDir()
+			dir := testenv.TempDir(b)
 			if err := os.WriteFile(filepath.Join(dir, ProjectFile), data, 0o644); err != nil {
 				b.Fatal(err)
 			}

@@ -13,13 +13,14 @@ import (
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/internal/suite"
+	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
 // env is a machine without policy, providers or state of its own: every case brings its own.
 func env(t *testing.T) paths.Env {
-	home := t.TempDir()
+	home := testenv.TempDir(t)
 	vars := map[string]string{"CTXGUARD_MANAGED_POLICY": filepath.Join(home, "none.yaml"), "XDG_STATE_HOME": filepath.Join(home, "state")}
 	return paths.Env{Home: home, OS: "linux", Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
 }
@@ -44,7 +45,7 @@ func TestBuiltinExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			seen := map[string]bool{}
-			for _, c := range suite.Examples(s, pos, t.TempDir(), false) {
+			for _, c := range suite.Examples(s, pos, testenv.TempDir(t), false) {
 				r := suite.Run(c, e)
 				if !r.Passed() {
 					t.Errorf("%s:%d %s:\n  %s", c.File, c.Line, c.What, strings.Join(r.Problems, "\n  "))
@@ -94,7 +95,7 @@ func TestBuiltinExamples(t *testing.T) {
 // is the one it expects, and a failure says what differs.
 func TestRun(t *testing.T) {
 	e := env(t)
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	file := filepath.Join(dir, ".ctxguard.yaml")
 	src := `contexts:
   kubectl:
