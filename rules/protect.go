@@ -90,7 +90,7 @@ type Protection struct {
 
 // selfReason is what an agent is told; it must say that the way forward is a human, so that it
 // does not try other spellings of the same write.
-const selfReason = "ctxguard's policy and hooks can only be changed by a human: tell the user what you want changed and why, and let them edit the file themselves"
+const selfReason = "ctxguard's policy, hooks and records can only be changed by a human: tell the user what you want changed and why, and let them edit the file themselves"
 
 // RuleLift is the rule that keeps `ctxguard lift` a human's command: the engine denies it in an
 // agent's line, as the guard denies writes to the lift file.
