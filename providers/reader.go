@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/spec"
 	"github.com/tidwall/gjson"
@@ -722,12 +722,12 @@ func empty(out []byte) bool {
 }
 
 func readStateOnce(path string, format spec.Format, keys []string) ([]byte, bool, error) {
-	data, err := readFile(path)
+	data, err := file.Read(path, maxState)
 	if err != nil {
 		if missing(err) {
 			return nil, false, nil
 		}
-		return nil, true, &StateError{path, err}
+		return nil, true, &StateError{path, unwrapPath(err)}
 	}
 	out, err := codec.ToJSONKeys(data, string(format), keys)
 	if err != nil {
@@ -739,43 +739,6 @@ func readStateOnce(path string, format spec.Format, keys []string) ([]byte, bool
 		return nil, true, &parseError{jsonError(out)}
 	}
 	return out, true, nil
-}
-
-var (
-	errIsDir      = errors.New("is a directory")
-	errNotRegular = errors.New("is not a regular file")
-	errTooLarge   = fmt.Errorf("is larger than %d MiB", maxState>>20)
-)
-
-// readFile reads a regular file. It checks the kind first: opening a named pipe would block the
-// hook until a writer came.
-func readFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	switch {
-	case fi.IsDir():
-		return nil, errIsDir
-	case !fi.Mode().IsRegular():
-		return nil, errNotRegular
-	case fi.Size() > maxState:
-		return nil, errTooLarge
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	defer f.Close()
-	// The file may have grown since the Stat: read one byte past the bound to see it.
-	data, err := io.ReadAll(io.LimitReader(f, maxState+1))
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	if len(data) > maxState {
-		return nil, errTooLarge
-	}
-	return data, nil
 }
 
 // unwrapPath drops the *fs.PathError around an error: the StateError names the file already.

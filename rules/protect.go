@@ -41,8 +41,15 @@ type Writer struct {
 	// Keys lists operands written KEY=PATH whose PATH is written (dd of=PATH).
 	Keys []string `json:"keys,omitempty"`
 	// Unnamed is set for a command that writes files its arguments do not name (git apply, patch
-	// from stdin, git reset --hard): it is asked about when its directory holds a protected file.
+	// from stdin, git reset --hard, an archive extractor): it is asked about when the directory
+	// it writes in holds a protected file. That directory is the value of a Paths flag (tar -C,
+	// unzip -d, 7z -o) when one is given, else the call's own.
 	Unnamed bool `json:"unnamed,omitempty"`
+	// Except lists flags with which the command writes nothing (unzip -l lists an archive).
+	Except []string `json:"except,omitempty"`
+	// OldStyle is set for a command whose first argument may be a cluster of short flags
+	// without the dash (tar xf a.tar); Requires and Except see the flags in it.
+	OldStyle bool `json:"oldstyle,omitempty"`
 }
 
 // Operands says which positional arguments of a [Writer] are written.
@@ -83,7 +90,7 @@ type Protection struct {
 
 // selfReason is what an agent is told; it must say that the way forward is a human, so that it
 // does not try other spellings of the same write.
-const selfReason = "ctxguard's policy and hooks can only be changed by a human: tell the user what you want changed and why, and let them edit the file themselves"
+const selfReason = "ctxguard's policy, hooks and records can only be changed by a human: tell the user what you want changed and why, and let them edit the file themselves"
 
 // RuleLift is the rule that keeps `ctxguard lift` a human's command: the engine denies it in an
 // agent's line, as the guard denies writes to the lift file.
@@ -164,7 +171,16 @@ func (e *engine) protect(c *Call) (trace, bool) {
 			if !required(wr, args) || wr.Operands == OperandsFirst && firstOperand(args) != "" {
 				continue
 			}
-			if p, ok := e.absolute(c, Word{Value: ".", Literal: true}); ok {
+			for _, d := range destinations(wr, args) {
+				p, ok := e.absolute(c, d)
+				if !ok {
+					if e.in.Self.Mentions(d.Value) {
+						t.Matched = append(t.Matched, d.Value)
+						t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes files it does not name in %s, which is not a literal path and may hold ctxguard's policy or hook configuration — write the path out; %s",
+							describeCall(c), d.Value, selfReason))
+					}
+					continue
+				}
 				if pr, hit := e.in.Self.Match(p, true, nil); hit && !pr.Ask {
 					t.Matched = append(t.Matched, p)
 					t.decide(VerdictAsk, "self.unnamed-write", fmt.Sprintf("[ctxguard/self.unnamed-write] %s writes files it does not name, in a directory that holds %s; %s",
@@ -228,17 +244,54 @@ func withoutSub(args []Word, sub string) []Word {
 	return args
 }
 
-// required reports whether the call has one of the writer's required flags, if it has any.
+// required reports whether the call has one of the writer's required flags, if it has any, and
+// none of its Except flags.
 func required(wr *Writer, args []Word) bool {
-	if len(wr.Requires) == 0 {
-		return true
+	has := func(names []string) bool {
+		for i, a := range args {
+			if wr.OldStyle && i == 0 && a.Literal && !isFlag(a) && a.Value != "" && namesFlag(names, "-"+a.Value, false) {
+				return true
+			}
+			if isFlag(a) && namesFlag(names, flagName(a.Value), wr.Fold) {
+				return true
+			}
+		}
+		return false
 	}
-	for _, a := range args {
-		if isFlag(a) && namesFlag(wr.Requires, flagName(a.Value), wr.Fold) {
-			return true
+	return (len(wr.Requires) == 0 || has(wr.Requires)) && (len(wr.Except) == 0 || !has(wr.Except))
+}
+
+// destinations are the directories an unnamed writer writes in: the values of its Paths flags
+// (-C DIR, --directory=DIR, -oDIR), or the call's own directory.
+func destinations(wr *Writer, args []Word) []Word {
+	var out []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !isFlag(a) {
+			continue
+		}
+		name, val, hasVal := strings.Cut(a.Value, "=")
+		for _, n := range wr.Paths {
+			switch {
+			case hasVal && (name == n || wr.Fold && strings.EqualFold(name, n)):
+				out = append(out, Word{Value: val, Literal: a.Literal, Pos: a.Pos, End: a.End})
+			case a.Value == n || wr.Fold && strings.EqualFold(a.Value, n):
+				if i+1 < len(args) {
+					out = append(out, args[i+1])
+				}
+			case len(n) == 2 && n[1] != '-' && strings.HasPrefix(a.Value, n) && len(a.Value) > 2:
+				// A short flag with its directory attached (7z -o/tmp/x).
+				out = append(out, Word{Value: a.Value[2:], Literal: a.Literal, Pos: a.Pos, End: a.End})
+			default:
+				continue
+			}
+			break
 		}
 	}
-	return false
+	if len(out) == 0 {
+		out = append(out, Word{Value: ".", Literal: true})
+	}
+	return out
 }
 
 // checkWrite decides one written path.

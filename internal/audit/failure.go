@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/file"
 )
 
 // Failure is the last time a hook could not write the trail, as `ctxguard doctor` shows it.
@@ -17,36 +19,25 @@ type Failure struct {
 	Error string    `json:"error"`
 }
 
-// NoteFailure records a failure in file (paths.Env.AuditFailure), replacing the one before. It
+// maxFailure bounds the note: one path and one error.
+const maxFailure = 64 << 10
+
+// NoteFailure records a failure in path (paths.Env.AuditFailure), replacing the one before. It
 // is best effort: the folder may be the one that cannot be written.
-func NoteFailure(file string, f Failure) error {
+func NoteFailure(path string, f Failure) error {
 	data, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".audit-failure-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return file.Replace(path, data, 0o600)
 }
 
-// LastFailure returns the failure noted in file; nil when none is.
-func LastFailure(file string) (*Failure, error) {
-	data, err := os.ReadFile(file)
+// LastFailure returns the failure noted in path; nil when none is.
+func LastFailure(path string) (*Failure, error) {
+	data, err := file.Read(path, maxFailure)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -55,7 +46,7 @@ func LastFailure(file string) (*Failure, error) {
 	}
 	var f Failure
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &f, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/lock"
 )
 
@@ -61,7 +62,7 @@ func (l Log) Append(e *Entry) error {
 }
 
 func (l Log) open() (*os.File, error) {
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := file.Open(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit trail: %w", err)
 	}
@@ -81,8 +82,8 @@ func (l Log) Limit() int64 {
 // which is kept.
 func (l Log) rotate(f *os.File, n int64) (*os.File, error) {
 	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 || fi.Size()+n <= l.Limit() || !fi.Mode().IsRegular() {
-		return f, nil // an empty file takes the line, however long; a device is never rotated
+	if err != nil || fi.Size() == 0 || fi.Size()+n <= l.Limit() {
+		return f, nil // an empty file takes the line, however long
 	}
 	release, err := lock.Acquire(l.Path+".lock", rotateWait)
 	if err != nil {

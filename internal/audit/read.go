@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/file"
 )
 
 // maxLine bounds one line when reading; lines the hook writes are far smaller (see clip).
@@ -29,7 +31,7 @@ func (l Log) Read() (entries []Entry, bad int, err error) {
 }
 
 func readFile(path string) ([]Entry, int, error) {
-	f, err := os.Open(path)
+	f, err := file.Open(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -44,13 +46,18 @@ func Open(env paths.Env) (*Catalog, error) {
 	if dir == "" {
 		return c, nil
 	}
-	if _, err := os.Stat(dir); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return c, nil
-		}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return c, nil
+	case err != nil:
 		return nil, fmt.Errorf("read providers folder %s: %w", dir, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("read providers folder %s: is not a directory", dir)
 	}
-	specs, err := load(os.DirFS(dir), dir, filepath.Join)
+	// The files are read as the policy's are, so that a named pipe among them is refused rather
+	// than waited on (see package file).
+	specs, err := load(file.FS(dir, codec.MaxFile), dir, filepath.Join)
 	if err == nil {
 		err = c.AddSpecs(specs)
 	}

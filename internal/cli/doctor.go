@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/hookfile"
@@ -145,7 +146,7 @@ func (d *doctor) policies(wd string, cat *catalog.Catalog) (*policy.Policy, bool
 			continue
 		}
 		found++
-		data, err := os.ReadFile(l.File)
+		data, err := file.Read(l.File, codec.MaxFile)
 		if err == nil && cat == nil {
 			d.info("%-8s %s (not checked: the providers do not load, see below)", l.Name, d.c.home(l.File))
 			broken = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/audit"
+	"github.com/ctxguard/ctxguard/internal/file"
 )
 
 // auditTrail shows whether the audit trail is on here, where it goes and how full it is, and
@@ -30,6 +31,12 @@ func (d *doctor) auditTrail() {
 		return
 	}
 	fi, statErr := os.Stat(l.Path)
+	if statErr == nil {
+		if err := file.Regular(fi); err != nil {
+			d.fail(fmt.Sprintf("on (%s), but %s %v: the hook records nothing there", d.c.home(a.Src.String()), d.c.home(l.Path), err), "point audit.path at a file, or remove what stands at "+d.c.home(l.Path))
+			return
+		}
+	}
 	switch {
 	case statErr == nil:
 		d.ok("on (%s), %s: %s of %s, last written %s", d.c.home(a.Src.String()), d.c.home(l.Path), size(fi.Size()), size(l.Limit()), fi.ModTime().Format(time.RFC3339))
@@ -59,7 +66,7 @@ func (d *doctor) auditTrail() {
 // appending, or, when there is none yet, the nearest folder that exists takes a new file.
 func writable(path string, exists bool) error {
 	if exists {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		f, err := file.Open(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return err
 		}

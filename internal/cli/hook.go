@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/rules"
@@ -47,10 +48,18 @@ func (c *runner) budget() time.Duration {
 	return defaultBudget
 }
 
-func (c *runner) hook(args []string) int {
+func (c *runner) hook(args []string) (code int) {
 	start := time.Now()
 	budget := c.budget()
 	deadline := start.Add(budget)
+	// A panic is a bug in ctxguard, wherever it happens: the call is refused with a reason that
+	// says so, rather than with a goroutine dump (Go's own exit code for a panic, 2, would refuse
+	// it too, but the agent would read the dump as the reason).
+	defer func() {
+		if r := recover(); r != nil {
+			code = c.block(internalError(r))
+		}
+	}()
 	// A hook run lives for milliseconds: collecting garbage only costs time. The memory limit
 	// brings the collector back should a pathological line make the heap grow.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -92,8 +101,9 @@ func (c *runner) hook(args []string) int {
 	if req.Shell == "" && len(req.Paths) == 0 {
 		return hookAnswered
 	}
-	// The decision runs on this goroutine. At the deadline a timer answers in its place and ends
-	// the process, so that a line that makes the analysis slow (or hang) is denied in time; the
+	// Everything up to the answer runs on this goroutine, under the deadline: the decision, the
+	// session memory and the audit record. At the deadline a timer answers in its place and ends
+	// the process, so that a line that makes any of it slow (or hang) is denied in time; the
 	// answer goes out once, from whichever gets there first.
 	var answered atomic.Bool
 	denied := make(chan int, 1)
@@ -101,24 +111,27 @@ func (c *runner) hook(args []string) int {
 		if !answered.CompareAndSwap(false, true) {
 			return
 		}
+		code := hookBlocked
+		defer func() {
+			if r := recover(); r != nil {
+				code = c.block(internalError(r))
+			}
+			if c.exit != nil {
+				c.exit(code)
+			}
+			denied <- code
+		}()
 		o := guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleTooExpensive,
 			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}}
-		code := c.answer(h, req, harness.Answer{Verdict: o.Verdict, Reason: o.Reason})
-		// The guard gave up before the policy said anything about the trail: it is looked up
-		// after the answer, which must not wait for it.
-		o.Audit = c.auditAt(req.Cwd)
-		c.record(req.Request, o, time.Since(start))
-		if c.exit != nil {
-			c.exit(code)
-		}
-		denied <- code
+		code = c.answer(h, req, harness.Answer{Verdict: o.Verdict, Reason: o.Reason})
+		// The guard gave up before the policy said anything about the trail. The record comes after
+		// the answer, and has a budget of its own: nothing may keep the process from ending.
+		c.within(budget, func() {
+			o.Audit = c.auditAt(req.Cwd)
+			c.record(req.Request, o, time.Since(start))
+		})
 	})
 	o := c.decide(req.Request)
-	if !answered.CompareAndSwap(false, true) {
-		// The timer answered: wait for it to end the process (or, run in process, to finish).
-		return <-denied
-	}
-	timer.Stop()
 	if err := o.Remember(); err != nil {
 		// Without the memory, this session's later commands would be bound to whatever context
 		// another session selects: the race ctxguard is there to close. So the switch does not
@@ -126,19 +139,18 @@ func (c *runner) hook(args []string) int {
 		o.Verdict, o.Rule = rules.VerdictDeny, "session.write-error"
 		o.Reason = fmt.Sprintf("[ctxguard/session.write-error] ctxguard cannot remember this switch for the session (%v), so this session's later commands could run in a context another session selects — name the context on each command instead of switching, or make that folder writable, or turn session memory off in the policy (session: {remember: false})", err)
 	}
+	if o.Rule == ruleInternal {
+		// The guard gave up before the policy said anything about the trail.
+		o.Audit = c.auditAfterFailure(req.Cwd)
+	}
+	c.record(req.Request, o, time.Since(start))
+	if !answered.CompareAndSwap(false, true) {
+		// The timer answered: wait for it to end the process (or, run in process, to finish).
+		return <-denied
+	}
+	timer.Stop()
 	for _, w := range o.Warnings {
 		fmt.Fprintf(c.stderr, "ctxguard: %s\n", w)
-	}
-	switch took := time.Since(start); o.Rule {
-	case ruleInternal:
-		// The guard gave up before the policy said anything about the trail: it is looked up
-		// after the answer, which must not wait for it.
-		defer func() {
-			o.Audit = c.auditAt(req.Cwd)
-			c.record(req.Request, o, took)
-		}()
-	default:
-		c.record(req.Request, o, took)
 	}
 	a := harness.Answer{Verdict: o.Verdict, Reason: o.Reason, ConfirmRewrite: o.RewriteMode == rules.SettingAsk}
 	if o.Rewritten {
@@ -153,15 +165,53 @@ const (
 	ruleTooExpensive = "hook.too-expensive"
 )
 
+// internalError is the reason for a call refused because ctxguard itself failed (a panic).
+func internalError(r any) error {
+	return fmt.Errorf("[ctxguard/%s] ctxguard failed on this command (%v); please report it — until then run the command by hand", ruleInternal, r)
+}
+
 // decide runs guard.Decide, turning a panic into a deny.
 func (c *runner) decide(req rules.Request) (o guard.Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			o = guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleInternal,
-				Reason: fmt.Sprintf("[ctxguard/hook.internal-error] ctxguard failed on this command (%v); please report it — until then run the command by hand", r)}}
+			o = guard.Outcome{Result: rules.Result{Verdict: rules.VerdictDeny, Rule: ruleInternal, Reason: internalError(r).Error()}}
 		}
 	}()
 	return guard.Decide(req, c.env)
+}
+
+// auditAfterFailure is auditAt for a decision the guard did not finish: should finding the
+// trail fail as the guard did, the call is still denied as it was, unrecorded.
+func (c *runner) auditAfterFailure(dir string) (a audit.Trail) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(c.stderr, "ctxguard: the audit trail is not known, so this deny is not recorded: %v\n", internalError(r))
+			a = audit.Trail{}
+		}
+	}()
+	return c.auditAt(dir)
+}
+
+// within runs f for at most d, for what the hook does after its answer: the process ends then,
+// and with it f, whatever f waits for. A panic in f changes no answer; it is reported.
+func (c *runner) within(d time.Duration, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(c.stderr, "ctxguard: after the answer: %v\n", internalError(r))
+			}
+		}()
+		f()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		fmt.Fprintf(c.stderr, "ctxguard: the audit record did not finish within %v after the answer, so this decision may not be recorded\n", d)
+	}
 }
 
 // answer encodes the answer; if even that fails, it blocks.

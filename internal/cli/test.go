@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/suite"
 )
 
@@ -96,7 +96,7 @@ func runTest(c *runner, args []string) error {
 
 // casesOf reads the tests of a policy file or the examples of a provider file.
 func (c *runner) casesOf(f, cwd string, cat *catalog.Catalog) ([]suite.Case, error) {
-	data, err := os.ReadFile(f)
+	data, err := file.Read(f, codec.MaxFile)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxguard/ctxguard/builtin"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/guard"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
@@ -55,7 +56,7 @@ func runValidate(c *runner, args []string) error {
 	findings := make([][]string, len(files))
 	var srcs []source
 	for i, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := file.Read(f, codec.MaxFile)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				err = os.ErrNotExist // the same words on every system
@@ -102,7 +103,7 @@ func runValidate(c *runner, args []string) error {
 		if given[f] || !policies {
 			continue
 		}
-		data, err := os.ReadFile(f)
+		data, err := file.Read(f, codec.MaxFile)
 		if err == nil && check(f, data) == nil {
 			continue
 		}

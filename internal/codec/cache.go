@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ctxguard/ctxguard/internal/file"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -33,6 +34,10 @@ type Cache struct {
 	Build string
 }
 
+// maxEntry bounds an entry that is read: a tree takes a few times its document, and a document
+// takes at most MaxFile.
+const maxEntry = 8 * MaxFile
+
 // maxEntries bounds the folder: each edit of a policy and each new build leaves an entry.
 const maxEntries = 64
 
@@ -40,30 +45,30 @@ const maxEntries = 64
 const treeMagic = "ctxguard yaml tree 1\n"
 
 // Decode is [Decode] through the cache.
-func (c Cache) Decode(data []byte, file string, v any) (*Positions, error) {
+func (c Cache) Decode(data []byte, source string, v any) (*Positions, error) {
 	if c.Dir == "" || c.Build == "" {
-		return Decode(data, file, v)
+		return Decode(data, source, v)
 	}
-	name := filepath.Join(c.Dir, c.entry(data, file))
-	if b, err := os.ReadFile(name); err == nil {
+	name := filepath.Join(c.Dir, c.entry(data, source))
+	if b, err := file.Read(name, maxEntry); err == nil {
 		if root, ok := readTree(b); ok {
 			if err := root.Decode(v); err == nil {
-				return &Positions{file: file, root: root}, nil
+				return &Positions{file: source, root: root}, nil
 			}
 			// The entry is not what this build wrote for this document: start again from the bytes.
 			zero(v)
 		}
 	}
-	pos, err := Decode(data, file, v)
+	pos, err := Decode(data, source, v)
 	if err == nil && pos.root != nil {
 		c.store(name, pos.root) // a cache that cannot be written changes nothing
 	}
 	return pos, err
 }
 
-func (c Cache) entry(data []byte, file string) string {
+func (c Cache) entry(data []byte, source string) string {
 	h := sha256.New()
-	for _, s := range []string{treeMagic, c.Build, file} {
+	for _, s := range []string{treeMagic, c.Build, source} {
 		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
 		h.Write([]byte(s))
 	}
@@ -81,16 +86,10 @@ func (c Cache) store(name string, root *yaml.Node) {
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return
 	}
-	f, err := os.CreateTemp(c.Dir, ".tmp-*")
-	if err != nil {
+	if file.Replace(name, b, 0o600) != nil {
 		return
 	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), name) != nil {
-		os.Remove(f.Name())
-		return
-	}
-	entries, err := os.ReadDir(c.Dir)
+	entries, err := file.ReadDir(c.Dir)
 	if err != nil || len(entries) <= maxEntries {
 		return
 	}

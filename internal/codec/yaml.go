@@ -12,6 +12,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// MaxFile bounds a YAML file that ctxguard reads (a policy, a provider): theirs are a few
+// kilobytes, and the hook reads them before every command. The hook and `ctxguard validate` read
+// with the same bound, so that a file too large for one is too large for the other.
+const MaxFile = 1 << 20
+
 // Decode decodes one YAML document into v, refusing keys that v has no field for, and returns
 // where each of its items is written, both from one parse of data. A misspelt key in a policy
 // that silently does nothing is worse than an error, so every problem (syntax, unknown key,

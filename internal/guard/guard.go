@@ -122,7 +122,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	for _, sp := range specs {
 		out.Providers = append(out.Providers, sp.Source)
 	}
-	self, ws := protection(popts, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
+	self, ws := protection(popts, pol.Audit, cat, spec.Input{Env: env.Lookup, Dir: req.Cwd, Home: env.Home, System: env})
 	in := rules.Input{
 		Calls: calls, Policy: &pol.Policy, Providers: specs, State: ov.State, Quote: shell.For(req.Shell).Quote,
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/providers"
@@ -15,11 +16,11 @@ import (
 )
 
 // protection is what keeps an agent from changing ctxguard's own policy, providers and hooks
-// (the files, found from the same places policy discovery looks), and every provider's state
-// files, past the rules: the files, and the commands that write files named in their arguments.
-func protection(o policy.Options, cat *catalog.Catalog, in spec.Input) (rules.Self, []rules.Writer) {
+// (the files, found from the same places policy discovery looks), its audit trail and state
+// folder, and every provider's state files, past the rules: the files, and the commands that write files named in their arguments.
+func protection(o policy.Options, trail audit.Trail, cat *catalog.Catalog, in spec.Input) (rules.Self, []rules.Writer) {
 	return &lazySelf{
-		get: sync.OnceValue(func() *policy.Self { return policy.Protected(o) }),
+		get: sync.OnceValue(func() *policy.Self { return policy.Protected(o, trail) }),
 		state: sync.OnceValue(func() []stateFile {
 			r := providers.NewReader()
 			var out []stateFile

@@ -1,12 +1,11 @@
 package guard
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/policy"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -59,17 +58,11 @@ func text(path string, changes []rules.Change) string {
 	return strings.Join(parts, "\n")
 }
 
+// readSmall reads the file an edit is applied to: a regular file of at most maxEdited bytes
+// (the tool names a path the agent chose, which may be a named pipe: see package file).
 func readSmall(path string) (string, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEdited+1))
-	if err != nil || len(b) > maxEdited {
-		return "", false
-	}
-	return string(b), true
+	b, err := file.Read(path, maxEdited)
+	return string(b), err == nil
 }
 
 // edit applies one change to content and returns, for each replacement, the whole lines that

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/lock"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
@@ -64,8 +65,11 @@ func (l Lift) String() string {
 	return s
 }
 
-// file is the lift file as written.
-type file struct {
+// maxFile bounds the lift file: a few lifts take a few hundred bytes.
+const maxFile = 1 << 20
+
+// contents is the lift file as written.
+type contents struct {
 	Version int    `json:"version"`
 	Lifts   []Lift `json:"lifts"`
 }
@@ -81,7 +85,7 @@ func Load(path string) (lifts []Lift, note string) {
 		return nil, ""
 	}
 	if err == nil {
-		var f file
+		var f contents
 		if err = json.Unmarshal(data, &f); err == nil && f.Version != 1 {
 			err = fmt.Errorf("version %d, want 1", f.Version)
 		}
@@ -101,7 +105,7 @@ func read(path string) ([]byte, error) {
 	if err := trusted(fi); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	return file.Read(path, maxFile)
 }
 
 // trusted checks that only the user could have written the file.
@@ -144,26 +148,11 @@ func Update(path string, now time.Time, change func([]Lift) []Lift) ([]Lift, err
 	defer release()
 	lifts, _ := Load(path)
 	lifts = change(Active(lifts, now))
-	data, err := json.MarshalIndent(file{Version: 1, Lifts: lifts}, "", "  ")
+	data, err := json.MarshalIndent(contents{Version: 1, Lifts: lifts}, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(dir, ".lifts-*")
-	if err != nil {
-		return nil, err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o600)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := file.Replace(path, append(data, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return lifts, nil

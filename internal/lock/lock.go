@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/ctxguard/ctxguard/internal/file"
 )
 
 // errBusy is returned by [Acquire] when another process held the lock for the whole wait.
@@ -22,9 +24,10 @@ const poll = time.Millisecond
 
 // Acquire takes the lock on the file at path, creating it (mode 0600) if need be, and waits at
 // most wait for a process that holds it. The lock protects what the caller does until it calls
-// release; the file itself stays, empty, so that every process locks the same file.
+// release; the file itself stays, empty, so that every process locks the same file. Anything but
+// a regular file at path (a named pipe an agent put there) is an error, not a wait.
 func Acquire(path string, wait time.Duration) (release func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := file.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/ctxguard/ctxguard/internal/codec"
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -51,12 +52,8 @@ func Load(o Options) (*Policy, error) {
 	p := &Policy{Policy: rules.Policy{Contexts: map[string]*rules.ContextPolicy{}}}
 	cache := codec.Cache{Dir: o.PolicyCache(), Build: buildID()}
 	for _, f := range files {
-		data, err := os.ReadFile(f.File)
+		data, err := file.Read(f.File, codec.MaxFile)
 		if err != nil {
-			if fi, serr := os.Stat(f.File); serr == nil && fi.IsDir() {
-				// Windows says "Incorrect function" when a folder is read.
-				err = &fs.PathError{Op: "read", Path: f.File, Err: errors.New("is a directory")}
-			}
 			return p, fmt.Errorf("read %s policy: %w", f.Layer, err)
 		}
 		layer, err := parse(cache, data, f.File, f.Layer, o.Providers)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/rules"
@@ -34,12 +35,13 @@ type selfEntry struct {
 	what string
 }
 
-// Protected returns the protected files for o: the same locations Load looks at, and every file
-// through which a harness runs hooks ([harness.Files]), as they are for o.Cwd, o.Home and o.OS.
-// Files that do not exist are protected too (creating one can change the policy or add a hook);
-// the per-directory ones (a project policy, a project's harness settings) are protected by name
-// wherever they are.
-func Protected(o Options) *Self {
+// Protected returns the protected files for o: the same locations Load looks at, every file
+// through which a harness runs hooks ([harness.Files]), as they are for o.Cwd, o.Home and o.OS,
+// the audit trail (the default one, and trail's file when the policy names one) and the rest of
+// ctxguard's state folder. Files that do not exist are protected too (creating one can change
+// the policy or add a hook); the per-directory ones (a project policy, a project's harness
+// settings) are protected by name wherever they are.
+func Protected(o Options, trail audit.Trail) *Self {
 	s := &Self{}
 	add := func(p string, dir bool, rule, what string) {
 		if p == "" || !filepath.IsAbs(p) {
@@ -63,6 +65,29 @@ func Protected(o Options) *Self {
 	// The parsed trees of the policy files: one written there for a file's bytes is believed.
 	if p := o.PolicyCache(); p != "" {
 		add(p, true, "self.policy-write", "ctxguard's policy cache "+p)
+	}
+	// The record a security team reads: removing, emptying or linking it away erases what agents
+	// did, and a named pipe there would make the hook wait.
+	trails := []audit.Trail{{}}
+	if trail.Path != "" {
+		trails = append(trails, trail)
+	}
+	for _, a := range trails {
+		if l, err := audit.For(a, o.Env); err == nil {
+			add(l.Path, false, "self.audit-write", "ctxguard's audit trail "+l.Path)
+			add(l.Old(), false, "self.audit-write", "ctxguard's audit trail "+l.Old()+" (its older part)")
+		}
+	}
+	if p := o.AuditFailure(); p != "" {
+		add(p, false, "self.audit-write", "the note of ctxguard's last failure to write its audit trail "+p)
+	}
+	// The rest of the state folder: the session memory, which binds a session's later commands,
+	// and whatever else ctxguard keeps there.
+	if p := o.Sessions(); p != "" {
+		add(p, true, "self.state-write", "ctxguard's session memory "+p)
+	}
+	if p := o.StateDir(); p != "" {
+		add(p, true, "self.state-write", "ctxguard's state folder "+p)
 	}
 	for _, f := range harness.Files(o.Home, o.Get, o.GOOS()) {
 		if f.Project {

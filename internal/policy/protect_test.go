@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxguard/ctxguard/internal/audit"
 	"github.com/ctxguard/ctxguard/internal/harness"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
@@ -36,7 +37,8 @@ func TestProtected(t *testing.T) {
 		testenv.Symlink(t, filepath.Join(repo, ProjectFile), link)
 	}
 	env := paths.Env{Home: home}
-	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: env})
+	state := filepath.Join(home, ".local", "state", "ctxguard")
+	s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: env}, audit.Trail{Path: "~/trail/audit.jsonl"})
 	tests := []struct {
 		path string
 		tree bool
@@ -61,6 +63,22 @@ func TestProtected(t *testing.T) {
 		{filepath.Join(repo, "README.md"), false, nil, ""},
 		{filepath.Join(repo, ".github", "workflows", "ci.yml"), false, nil, ""},
 		{filepath.Join(root, "elsewhere"), true, nil, ""},
+		// The audit trail, the policy's own and the default one, with their older parts, and the
+		// note of the last failure; the rest of the state folder.
+		{filepath.Join(home, "trail", "audit.jsonl"), false, nil, "self.audit-write"},
+		{filepath.Join(home, "trail", "audit.jsonl.1"), false, nil, "self.audit-write"},
+		{filepath.Join(home, "trail"), true, nil, "self.audit-write"},
+		{filepath.Join(home, "trail", "other.txt"), false, nil, ""},
+		{filepath.Join(state, "audit.jsonl"), false, nil, "self.audit-write"},
+		{filepath.Join(state, "audit.jsonl.1"), false, nil, "self.audit-write"},
+		{filepath.Join(state, "audit-failure.json"), false, nil, "self.audit-write"},
+		{filepath.Join(state, "sessions"), true, nil, "self.state-write"},
+		{filepath.Join(state, "sessions", "x.az.json"), false, nil, "self.state-write"},
+		{filepath.Join(state, "created-files"), false, nil, "self.state-write"},
+		{filepath.Join(state, "cache", "yaml-0"), false, nil, "self.policy-write"},
+		{filepath.Join(state, "lifts.json"), false, nil, "self.lift"},
+		{state, true, nil, "self.lift"}, // the first entry inside it
+		{filepath.Join(home, ".local", "state", "other", "x"), false, nil, ""},
 	}
 	for _, tt := range tests {
 		if tt.path == link && !links {
@@ -123,7 +141,7 @@ func TestProtectedHookFiles(t *testing.T) {
 	}
 	for _, vars := range []map[string]string{nil, moved} {
 		env := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, Lookup: env}})
+		s := Protected(Options{Cwd: filepath.Join(repo, "sub"), Env: paths.Env{Home: home, Lookup: env}}, audit.Trail{})
 		protected := func(p string) {
 			t.Helper()
 			if pr, ok := s.Match(p, false, nil); !ok || pr.Rule != "self.hook-write" {
@@ -149,7 +167,7 @@ func TestProtectedHookFiles(t *testing.T) {
 			protected(p)
 		}
 	}
-	s := Protected(Options{Cwd: repo, Env: paths.Env{Home: home}})
+	s := Protected(Options{Cwd: repo, Env: paths.Env{Home: home}}, audit.Trail{})
 	for text, want := range map[string]bool{
 		"$HOME/.gemini/settings.json": true, "${CODEX_HOME:-~/.codex}/hooks.json": true, "$DIR/.cursor/hooks.json": true,
 		"$OUT/settings.json": false,
@@ -183,7 +201,7 @@ func TestProtectedNamesFoldCase(t *testing.T) {
 		if (tt.env.OS == "windows") != (runtime.GOOS == "windows") {
 			continue // Self takes paths apart with the running system's rules (.ci/wine runs these)
 		}
-		s := Protected(Options{Env: tt.env})
+		s := Protected(Options{Env: tt.env}, audit.Trail{})
 		if _, got := s.Match(tt.path, false, nil); got != tt.want {
 			t.Errorf("%s: Match(%s) = %v, want %v", tt.env.OS, tt.path, got, tt.want)
 		}

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/rules"
 )
 
@@ -31,7 +31,6 @@ const (
 	// pruneEvery is how often a write also looks for expired files.
 	pruneEvery = 24 * time.Hour
 	pruneMark  = ".pruned"
-	tmpPrefix  = ".tmp-"
 )
 
 // Entry is one remembered switch and when it was let through.
@@ -107,18 +106,9 @@ func read(f string) (*record, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("session memory %s: not a regular file", f)
 	}
-	var fh *os.File
-	err = retry(func() (err error) { fh, err = open(f); return err })
+	data, err := file.Read(f, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("session memory: %w", err)
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, maxFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("session memory: %w", err)
-	}
-	if len(data) > maxFile {
-		return nil, fmt.Errorf("session memory %s: larger than %d KiB", f, maxFile>>10)
 	}
 	var rec record
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -189,40 +179,17 @@ func (s *Store) Remember(sessionID string, switches []rules.Switched) error {
 	return nil
 }
 
-// write replaces f atomically: a temporary file in the same directory, renamed over it.
+// write replaces f atomically (see file.Replace): a hook reading it at the same time sees the
+// old memory or the new one.
 func write(f string, rec record) error {
 	data, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("remember switch: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(f), tmpPrefix+"*")
-	if err != nil {
-		return fmt.Errorf("remember switch: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = retry(func() error { return os.Rename(tmp.Name(), f) })
+		err = file.Replace(f, append(data, '\n'), 0o600)
 	}
 	if err != nil {
 		return fmt.Errorf("remember switch: %w", err)
 	}
 	return nil
-}
-
-// retry runs op again, a few times over at most 180 ms, while it fails for a moment that another
-// hook causes on Windows: an open while another hook's rename replaces the file, or two renames
-// over one file (ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED). Elsewhere op runs once.
-func retry(op func() error) error {
-	err := op()
-	for i := 1; err != nil && transient(err) && i <= 8; i++ {
-		time.Sleep(time.Duration(i) * 5 * time.Millisecond)
-		err = op()
-	}
-	return err
 }
 
 // prune removes the files that no entry in them can still count for (untouched for longer than
@@ -233,17 +200,19 @@ func (s *Store) prune(now time.Time) {
 	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < pruneEvery {
 		return
 	}
-	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+	m, err := file.Open(mark, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
 		return
 	}
+	m.Close()
 	_ = os.Chtimes(mark, now, now)
-	ents, err := os.ReadDir(s.Dir)
+	ents, err := file.ReadDir(s.Dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, tmpPrefix) {
+		if !strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, file.TempPrefix) {
 			continue
 		}
 		fi, err := e.Info()
@@ -251,7 +220,7 @@ func (s *Store) prune(now time.Time) {
 			continue
 		}
 		age := now.Sub(fi.ModTime())
-		if age > TTL || strings.HasPrefix(name, tmpPrefix) && age > time.Hour {
+		if age > TTL || strings.HasPrefix(name, file.TempPrefix) && age > time.Hour {
 			os.Remove(filepath.Join(s.Dir, name))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxguard/ctxguard/internal/file"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -99,7 +100,7 @@ func TestPrune(t *testing.T) {
 	s, now := newStore(t)
 	must(t, s.Remember("old", []rules.Switched{az("dev", "A")}))
 	old := s.file("old", "az")
-	stale := filepath.Join(s.Dir, tmpPrefix+"123")
+	stale := filepath.Join(s.Dir, file.TempPrefix+"123")
 	must(t, os.WriteFile(stale, []byte("{"), 0o600))
 	must(t, os.Chtimes(old, t0, t0))
 	must(t, os.Chtimes(stale, t0, t0))
@@ -187,8 +188,13 @@ func TestConcurrent(t *testing.T) {
 	providers := []string{"az", "kubectl", "gcloud", "terraform"}
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)
+	// Wine 8 cannot rename over a file that another handle has open, whatever its sharing (it
+	// lacks FILE_RENAME_POSIX_SEMANTICS, which file.Replace asks for): readers in a loop then keep
+	// a writer out for longer than any bounded retry. Windows 10 and later replace the file under
+	// its readers, so there the readers run too.
+	readers := !testenv.Wine()
 	for w := range 8 {
-		wg.Add(2)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
@@ -198,6 +204,10 @@ func TestConcurrent(t *testing.T) {
 				}
 			}
 		}()
+		if !readers {
+			continue
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
