@@ -36,6 +36,12 @@ const maxPayload = 8 << 20
 // margin is for a loaded machine.
 const defaultBudget = 150 * time.Millisecond
 
+// recordWait bounds the audit record that follows an answer given at the deadline: finding the
+// trail loads the policy again, and a line too long to analyse in time is also long to cut to
+// what the trail keeps. The harness waits for the process to end, so the wait is bounded, well
+// below every harness's own timeout.
+const recordWait = 2 * time.Second
+
 // budget is defaultBudget, or CTXGUARD_BUDGET (a Go duration) on a machine too slow or too
 // loaded for it, kept well below every harness's own timeout (30 s as installed) so that the
 // hook still answers rather than being timed out, which would let the call through.
@@ -125,8 +131,8 @@ func (c *runner) hook(args []string) (code int) {
 			Reason: fmt.Sprintf("[ctxguard/hook.too-expensive] this command line took more than %v to analyse — split it into simpler commands", budget)}}
 		code = c.answer(h, req, harness.Answer{Verdict: o.Verdict, Reason: o.Reason})
 		// The guard gave up before the policy said anything about the trail. The record comes after
-		// the answer, and has a budget of its own: nothing may keep the process from ending.
-		c.within(budget, func() {
+		// the answer, and has a bound of its own: nothing may keep the process from ending.
+		c.within(recordWait, func() {
 			o.Audit = c.auditAt(req.Cwd)
 			c.record(req.Request, o, time.Since(start))
 		})

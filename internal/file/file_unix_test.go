@@ -8,12 +8,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/testenv"
 )
 
 // TestNamedPipe: a named pipe where a file is expected, read, appended to, listed or reached
 // through a link, is refused at once instead of waiting for a writer (the test would hang).
 func TestNamedPipe(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	fifo := filepath.Join(dir, "policy.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -42,7 +44,7 @@ func TestNamedPipe(t *testing.T) {
 // TestSwapped: the open file is checked, not only the path before the open: a pipe opened where
 // a file was a moment before is refused (the open itself does not wait, O_NONBLOCK).
 func TestSwapped(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "p")
+	fifo := filepath.Join(testenv.TempDir(t), "p")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
