@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,22 +46,27 @@ func BenchmarkRewrite(b *testing.B) {
 	}
 }
 
-// BenchmarkRewrite1000Calls binds every call of a 1000-call line, as the hook does: the line's
-// calls are already parsed, and only the edited line is parsed again to verify it.
-func BenchmarkRewrite1000Calls(b *testing.B) {
-	line := strings.Repeat("kubectl get pods -n team-a && ", 999) + "kubectl get pods -n team-a"
-	calls, err := Parse(line)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var edits []rules.Edit
-	for _, c := range calls {
-		edits = append(edits, rules.Edit{At: c.End, Text: " --context dev"})
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := RewriteCalls(line, calls, edits); err != nil {
+// BenchmarkRewriteCalls binds every call of a line of 1, 100 and 1000 calls, as the hook does:
+// the line's calls are already parsed, and only the edited line is parsed again to verify it.
+// The sizes show the cost, and the memory, growing linearly with the line.
+func BenchmarkRewriteCalls(b *testing.B) {
+	for _, n := range []int{1, 100, 1000} {
+		line := strings.Repeat("kubectl get pods -n team-a && ", n-1) + "kubectl get pods -n team-a"
+		calls, err := Parse(line)
+		if err != nil {
 			b.Fatal(err)
 		}
+		var edits []rules.Edit
+		for _, c := range calls {
+			edits = append(edits, rules.Edit{At: c.End, Text: " --context dev"})
+		}
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := RewriteCalls(line, calls, edits); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

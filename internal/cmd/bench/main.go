@@ -1,6 +1,7 @@
 // Command bench times `ctxguard hook` as a whole process against the floor (a Go binary that
-// only reads its stdin) on the same payloads, interleaving the runs so that a noisy machine
-// disturbs all of them alike, and prints medians and their ratio to the floor.
+// only reads its stdin) on the same payloads, interleaving the runs (each round in a new order)
+// so that a noisy machine disturbs all of them alike, and prints medians and their ratio to the
+// floor.
 //
 //	go run ./internal/cmd/bench [-runs N] [-against BINARY]
 //
@@ -19,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +108,11 @@ func main() {
 		"KUBECONFIG=", "AZURE_CONFIG_DIR=", "CLOUDSDK_CONFIG=", "GH_CONFIG_DIR=", "TF_WORKSPACE=")
 	times := make([][]time.Duration, len(cases))
 	for r := 0; r < *runs+10; r++ {
-		for i, c := range cases {
+		// Each round runs the cases in a new order: a run that follows a heavy one (the
+		// thousand-call line, whose exit frees ten megabytes) starts slower, and a fixed order
+		// would put that on one case.
+		for _, i := range rand.Perm(len(cases)) {
+			c := cases[i]
 			cmd := exec.Command(c.bin[0], c.bin[1:]...)
 			cmd.Env, cmd.Stdin = append(env, c.env...), bytes.NewReader(c.input)
 			start := time.Now()
