@@ -175,6 +175,17 @@ func TestConditionMachine(t *testing.T) {
 			t.Errorf("got %v %s: %s", res.Verdict, res.Rule, res.Reason)
 		}
 	})
+	t.Run("a rule without a reason says what it refuses and where it is written", func(t *testing.T) {
+		calls, _ := shell.Parse("acme deploy")
+		res := rules.Evaluate(rules.Input{
+			Calls: calls, Policy: policy(nil, rules.SettingAllow, rules.UserRule{ID: "r", Match: "acme deploy", Decision: rules.SettingDeny, Src: rules.Source{File: "/p", Line: 3}}),
+			Providers: []*spec.Spec{acme}, State: fakeState{acme: map[string]string{}}, Quote: shell.Quote, Cwd: "/w", System: unix,
+		})
+		want := "[ctxguard/r] the policy refuses `acme deploy`: if it is really wanted, ask the user to do it themselves (rule at /p:3)"
+		if res.Verdict != rules.VerdictDeny || res.Reason != want {
+			t.Errorf("got %v: %s\nwant deny: %s", res.Verdict, res.Reason, want)
+		}
+	})
 	t.Run("the machine is read only when a condition needs it", func(t *testing.T) {
 		reads := 0
 		count := func() ([]string, error) { reads++; return []string{"deployers"}, nil }

@@ -116,9 +116,9 @@ func (e *engine) apply(t *trace, r *UserRule, s scope, what string) {
 			subject = "`" + r.Match + "`"
 		}
 		if r.Decision == SettingDeny {
-			reason = "this repository's policy refuses " + subject + ": if it is really wanted, ask the user to do it themselves"
+			reason = "the policy refuses " + subject + ": if it is really wanted, ask the user to do it themselves"
 		} else {
-			reason = "this repository's policy asks a human to confirm " + subject
+			reason = "the policy asks a human to confirm " + subject
 		}
 	}
 	detail := "rule at " + r.Src.String()
