@@ -174,11 +174,7 @@ func (e *engine) protect(c *Call) (trace, bool) {
 			for _, d := range destinations(wr, args) {
 				p, ok := e.absolute(c, d)
 				if !ok {
-					if e.in.Self.Mentions(d.Value) {
-						t.Matched = append(t.Matched, d.Value)
-						t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes files it does not name in %s, which is not a literal path and may hold ctxguard's policy or hook configuration — write the path out; %s",
-							describeCall(c), d.Value, selfReason))
-					}
+					e.dynamicWrite(&t, c, d)
 					continue
 				}
 				if pr, hit := e.in.Self.Match(p, true, nil); hit && !pr.Ask {
@@ -294,15 +290,21 @@ func destinations(wr *Writer, args []Word) []Word {
 	return out
 }
 
+// dynamicWrite asks about a written path (or the folder an unnamed writer writes in) that is not
+// literal, when its text may name one of ctxguard's files.
+func (e *engine) dynamicWrite(t *trace, c *Call, w Word) {
+	if e.in.Self.Mentions(w.Value) {
+		t.Matched = append(t.Matched, w.Value)
+		t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration — write the path out; %s",
+			describeCall(c), w.Value, selfReason))
+	}
+}
+
 // checkWrite decides one written path.
 func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string) {
 	p, ok := e.absolute(c, w)
 	if !ok {
-		if e.in.Self.Mentions(w.Value) {
-			t.Matched = append(t.Matched, w.Value)
-			t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration — write the path out; %s",
-				describeCall(c), w.Value, selfReason))
-		}
+		e.dynamicWrite(t, c, w)
 		return
 	}
 	pr, hit := e.in.Self.Match(p, tree, into)
