@@ -688,19 +688,29 @@ func (r *Reader) load(path string, format spec.Format, keys []string) ([]byte, b
 	return f.json, f.exists, f.err
 }
 
-// settle is how long readState waits before it reads a state file again that it found empty or
-// unparsable. az, kubectl and gcloud rewrite their files in place (truncate, then write), so a
-// hook that races a switch can see a file cut short; the write completes within a millisecond or
-// two. A file still broken after the pause is reported, never trusted.
-const settle = 10 * time.Millisecond
+// settle is how long readState waits before each new read of a state file that it found
+// unparsable, or empty where the format cannot be. az, kubectl and gcloud rewrite their files in
+// place (truncate, then write), so a hook that races a switch can see a file cut short or empty,
+// and on a loaded machine a large write takes tens of milliseconds. The pauses double (10, 20,
+// 40 ms: 70 ms in all, within the hook's 150 ms budget); a file still broken after the last one
+// is reported, never trusted.
+var settle = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
 
-// readState reads a state file as JSON, reading it once more after a pause if it looks caught
-// mid-write (see settle).
+// readState reads a state file as JSON, reading it again after each pause of settle while it
+// looks caught mid-write. An empty JSON file is never what a CLI leaves, so it gets every pause;
+// an empty YAML, INI or text file may be the CLI's own (gcloud creates a configuration empty, a
+// kubeconfig may be touched into being), so it is read once more after the first pause only. A
+// file that stays empty holds no context, as the CLIs read it, and the reason that says so names
+// it.
 func readState(path string, format spec.Format, keys []string) ([]byte, bool, error) {
 	out, exists, err := readStateOnce(path, format, keys)
-	var parse *parseError
-	if exists && (errors.As(err, &parse) || err == nil && empty(out)) {
-		time.Sleep(settle)
+	for i, d := range settle {
+		var parse *parseError
+		torn := errors.As(err, &parse) || err == nil && empty(out) && (format == spec.FormatJSON || i == 0)
+		if !exists || !torn {
+			break
+		}
+		time.Sleep(d)
 		out, exists, err = readStateOnce(path, format, keys)
 	}
 	if parse := (*parseError)(nil); errors.As(err, &parse) {

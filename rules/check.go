@@ -172,6 +172,10 @@ func (e *engine) where(p *spec.Spec, eff effective) string {
 		return fmt.Sprintf("`%s` earlier in this command switches the %s %s to %s", eff.From, p.Name, p.Noun, describe(eff.ContextTrace))
 	case eff.Source == OriginRemembered:
 		return fmt.Sprintf("this session switched the %s %s to %s", p.Name, p.Noun, describe(eff.ContextTrace))
+	case eff.Value == "" && eff.File != "":
+		// Name the file, so that a deny says what broke: a file emptied by hand or caught
+		// mid-write reads the same as a CLI that was never logged in.
+		return fmt.Sprintf("no %s %s is active (%s selects none)", p.Name, p.Noun, eff.File)
 	case eff.Value == "":
 		return fmt.Sprintf("no %s %s is active", p.Name, p.Noun)
 	}
