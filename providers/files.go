@@ -45,7 +45,10 @@ func (r *Reader) StateFiles(s *spec.Spec, in spec.Input) []StateFile {
 				add(StateFile{Path: filepath.Dir(p), Tree: true})
 			}
 		}
-		if st.Let != "" {
+		// A Let read from a state file selects a name (gcloud's active configuration); a Let that
+		// takes the place of a file it found (firebase's project folder) is where the state is,
+		// and a path under it is that file alone, never the whole folder.
+		if st.Let != "" && st.Take == "" && len(st.File) > 0 {
 			lets = append(lets, st.Let)
 		}
 	}
