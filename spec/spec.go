@@ -62,6 +62,10 @@ type Spec struct {
 	// Examples show and prove what the entries above decide (`ctxguard test`). A hook run needs
 	// none of them, so the compiled built-in specs leave them out.
 	Examples []Example `yaml:"examples" generate:"-"`
+	// AttachedValues says the CLI reads a short option's value from the rest of its word, as
+	// pflag (Go's cobra CLIs), argparse and commander do: `-cprod` is `-c prod`, and so is
+	// `-c=prod`. Flags the spec names are then found written that way too.
+	AttachedValues bool `yaml:"attached_values"`
 
 	// Source names where the spec came from ("builtin:providers/az.yaml", a file path); set by
 	// the loader, used in explanations.

@@ -437,7 +437,8 @@ var builtinSpecs = []*spec.Spec{
 			"--parameters",
 			"--mode",
 		},
-		Source: "builtin:providers/az.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/az.yaml",
 	},
 	{
 		Name:     "azd",
@@ -549,7 +550,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "creates or changes the environment's Azure resources",
 			},
 		},
-		Source: "builtin:providers/azd.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/azd.yaml",
 	},
 	{
 		Name:     "databricks",
@@ -676,7 +678,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "deletes a Databricks object",
 			},
 		},
-		Source: "builtin:providers/databricks.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/databricks.yaml",
 	},
 	{
 		Name:     "docker",
@@ -831,7 +834,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "changes where a context points, for every shell that uses it",
 			},
 		},
-		Source: "builtin:providers/docker.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/docker.yaml",
 	},
 	{
 		Name:     "doctl",
@@ -944,7 +948,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "restores a droplet from a backup, replacing its disk",
 			},
 		},
-		Source: "builtin:providers/doctl.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/doctl.yaml",
 	},
 	{
 		Name:     "firebase",
@@ -1084,7 +1089,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "imports user accounts into the project's Authentication, overwriting those with the same id",
 			},
 		},
-		Source: "builtin:providers/firebase.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/firebase.yaml",
 	},
 	{
 		Name:     "gcloud",
@@ -1252,7 +1258,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "the file may set --project",
 			},
 		},
-		Source: "builtin:providers/gcloud.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/gcloud.yaml",
 	},
 	{
 		Name:     "gh",
@@ -1453,7 +1460,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "a repository on another host uses that host's account",
 			},
 		},
-		Source: "builtin:providers/gh.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/gh.yaml",
 	},
 	{
 		Name:     "helm",
@@ -1606,7 +1614,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "install --replace reuses a release name, replacing what is deployed under it",
 			},
 		},
-		Source: "builtin:providers/helm.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/helm.yaml",
 	},
 	{
 		Name:     "kubectl",
@@ -2019,7 +2028,8 @@ var builtinSpecs = []*spec.Spec{
 				Command: "config set-credentials",
 			},
 		},
-		Source: "builtin:providers/kubectl.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/kubectl.yaml",
 	},
 	{
 		Name:     "oc",
@@ -2258,7 +2268,8 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 		},
-		Source: "builtin:providers/oc.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/oc.yaml",
 	},
 	{
 		Name:     "pac",
@@ -2647,7 +2658,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "lets the next update delete a protected resource",
 			},
 		},
-		Source: "builtin:providers/pulumi.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/pulumi.yaml",
 	},
 	{
 		Name:     "terraform",

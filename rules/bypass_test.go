@@ -1,0 +1,71 @@
+package rules_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/providers"
+	"github.com/ctxguard/ctxguard/rules"
+	"github.com/ctxguard/ctxguard/spec"
+)
+
+// Made-up CLIs for the provider keys that close the ways around a binding. glue reads a short
+// option's value from the same word (pflag's -cprod).
+var (
+	bypassGlue = &spec.Spec{
+		Name: "glue", Commands: []string{"glue"}, Noun: "context", AttachedValues: true,
+		Context:   spec.Context{Read: []spec.Step{{Flag: []string{"--ctx", "-c"}, Default: "prod"}}},
+		Bind:      &spec.Bind{Flags: []string{"--ctx", "-c"}},
+		Overrides: []spec.Override{{Flags: []string{"-s", "--server"}, Why: "it replaces the server"}},
+	}
+)
+
+func TestBypassMechanisms(t *testing.T) {
+	only := func(v ...string) *rules.ContextPolicy { return &rules.ContextPolicy{Allow: allow(v...)} }
+	dev := contexts(map[string]*rules.ContextPolicy{"glue": only("dev")})
+	tests := []struct {
+		name    string
+		line    string
+		policy  *rules.Policy
+		env     map[string]string
+		verdict rules.Verdict
+		want    string // the line after the rewrite, for a rewrite
+		reason  string // a substring of the rule and reason
+	}{
+		// attached_values: -cprod is -c prod, wherever the flag is looked for.
+		{name: "an attached value is a binding", line: "glue ls -cprod", verdict: rules.VerdictDeny, reason: "glue.binding-not-allowed"},
+		{name: "it wins after the binding", line: "glue ls --ctx dev -cprod", verdict: rules.VerdictDeny, reason: "glue.binding-not-allowed"},
+		{name: "with an equals sign", line: "glue ls -c=prod", verdict: rules.VerdictDeny, reason: "glue.binding-not-allowed"},
+		{name: "an allowed attached binding", line: "glue ls -cdev", verdict: rules.VerdictAllow},
+		{name: "an attached override", line: "glue ls --ctx dev -shttps://prod", verdict: rules.VerdictAsk, reason: "glue.override"},
+		{name: "a long option is never split", line: "glue ls --cdev", verdict: rules.VerdictRewrite, want: "glue ls --cdev --ctx dev"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls, err := shell.Parse(tt.line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := tt.policy
+			if pol == nil {
+				pol = dev
+			}
+			in := rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{bypassGlue},
+				State: providers.NewReader(), Quote: shell.Quote, Cwd: "/repo", Home: "/home", System: unix,
+				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
+			res := rules.Evaluate(in)
+			if res.Verdict != tt.verdict {
+				t.Fatalf("verdict %v, want %v (%s: %s)", res.Verdict, tt.verdict, res.Rule, res.Reason)
+			}
+			if !strings.Contains(res.Rule+" "+res.Reason, tt.reason) {
+				t.Errorf("reason %q (%s) does not contain %q", res.Reason, res.Rule, tt.reason)
+			}
+			if tt.verdict == rules.VerdictRewrite {
+				if got := rewritten(t, tt.line, res); got != tt.want {
+					t.Errorf("rewrite %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
