@@ -107,6 +107,9 @@ func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	if a.Value == "" {
 		a.Value, a.From = x.fallback(st)
 	}
+	if err := x.replaced(st, a.Value); err != nil {
+		return spec.Active{Scope: x.scope()}, err
+	}
 	if k != nil {
 		if !st.List && len(docs) > 1 {
 			docs = docs[:1]
@@ -353,6 +356,30 @@ func (x *run) given(st *spec.Step, let bool) (string, spec.From, error) {
 		}
 	}
 	return "", spec.From{}, nil
+}
+
+// replaced returns an error wrapping spec.ErrReplaced when something set on the call or in the
+// environment replaces what the value means (the step's Replaced): DOCKER_HOST makes docker's
+// default context that host.
+func (x *run) replaced(st *spec.Step, value string) error {
+	for _, r := range st.Replaced {
+		applies := len(r.When) == 0 || slices.ContainsFunc(r.When, func(w string) bool {
+			return w == value || x.s.Context.CaseInsensitive && strings.EqualFold(w, value)
+		})
+		if !applies {
+			continue
+		}
+		for _, by := range r.By {
+			if x.has(by) {
+				what := x.s.Name + " " + x.s.Noun
+				if value != "" {
+					what += " " + value
+				}
+				return fmt.Errorf("%s is set, which replaces what the %s is: %w", by, what, spec.ErrReplaced)
+			}
+		}
+	}
+	return nil
 }
 
 // has reports whether the call sets an OverriddenBy entry: a variable (non-empty), or a flag,

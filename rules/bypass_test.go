@@ -11,7 +11,9 @@ import (
 )
 
 // Made-up CLIs for the provider keys that close the ways around a binding. glue reads a short
-// option's value from the same word (pflag's -cprod).
+// option's value from the same word (pflag's -cprod). hostd builds its default context from a
+// variable and lets a flag replace the server of any context (docker's DOCKER_HOST, helm's
+// --kube-apiserver).
 var (
 	bypassGlue = &spec.Spec{
 		Name: "glue", Commands: []string{"glue"}, Noun: "context", AttachedValues: true,
@@ -19,11 +21,18 @@ var (
 		Bind:      &spec.Bind{Flags: []string{"--ctx", "-c"}},
 		Overrides: []spec.Override{{Flags: []string{"-s", "--server"}, Why: "it replaces the server"}},
 	}
+	bypassHostd = &spec.Spec{
+		Name: "hostd", Commands: []string{"hostd"}, Noun: "context",
+		Context: spec.Context{Read: []spec.Step{{Flag: []string{"--ctx"}, Env: spec.Strings{"HOSTD_CONTEXT"}, Default: "default",
+			Replaced: []spec.Replaced{{By: []string{"HOSTD_HOST"}, When: []string{"default"}}, {By: []string{"--api"}}}}}},
+		Bind: &spec.Bind{Flags: []string{"--ctx"}},
+	}
 )
 
 func TestBypassMechanisms(t *testing.T) {
 	only := func(v ...string) *rules.ContextPolicy { return &rules.ContextPolicy{Allow: allow(v...)} }
-	dev := contexts(map[string]*rules.ContextPolicy{"glue": only("dev")})
+	dev := contexts(map[string]*rules.ContextPolicy{"glue": only("dev"), "hostd": only("dev")})
+	def := contexts(map[string]*rules.ContextPolicy{"hostd": only("default")})
 	tests := []struct {
 		name    string
 		line    string
@@ -40,6 +49,19 @@ func TestBypassMechanisms(t *testing.T) {
 		{name: "an allowed attached binding", line: "glue ls -cdev", verdict: rules.VerdictAllow},
 		{name: "an attached override", line: "glue ls --ctx dev -shttps://prod", verdict: rules.VerdictAsk, reason: "glue.override"},
 		{name: "a long option is never split", line: "glue ls --cdev", verdict: rules.VerdictRewrite, want: "glue ls --cdev --ctx dev"},
+		// replaced: the variable changes what default is; the flag changes every context.
+		{name: "default replaced: no binding holds", line: "hostd ps", policy: def, env: map[string]string{"HOSTD_HOST": "tcp://x"},
+			verdict: rules.VerdictAsk, reason: "hostd.binding-replaced] the hostd context cannot be known: HOSTD_HOST is set, which replaces what the hostd context default is"},
+		{name: "default replaced on the call", line: "HOSTD_HOST=tcp://x hostd --ctx default ps", policy: def,
+			verdict: rules.VerdictAsk, reason: "hostd.binding-replaced] --ctx names the context default, but HOSTD_HOST is set"},
+		{name: "default not replaced", line: "hostd ps", policy: def, verdict: rules.VerdictRewrite, want: "hostd ps --ctx default"},
+		{name: "a named context is not replaced by the variable", line: "hostd ps", env: map[string]string{"HOSTD_HOST": "tcp://x"},
+			verdict: rules.VerdictRewrite, want: "hostd ps --ctx dev"},
+		{name: "the flag replaces any context", line: "hostd ps --api https://prod", verdict: rules.VerdictAsk,
+			reason: "--api is set, which replaces what the hostd context"},
+		{name: "the flag beats a binding", line: "hostd --ctx dev ps --api https://prod", verdict: rules.VerdictAsk, reason: "hostd.binding-replaced"},
+		{name: "the flag is seen in each call of a line", line: "hostd ps --ctx dev; hostd ps --ctx dev --api x", verdict: rules.VerdictAsk,
+			reason: "hostd.binding-replaced"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +73,7 @@ func TestBypassMechanisms(t *testing.T) {
 			if pol == nil {
 				pol = dev
 			}
-			in := rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{bypassGlue},
+			in := rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{bypassGlue, bypassHostd},
 				State: providers.NewReader(), Quote: shell.Quote, Cwd: "/repo", Home: "/home", System: unix,
 				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
 			res := rules.Evaluate(in)

@@ -106,6 +106,11 @@ type Step struct {
 	// whatever its context says; aws signs with AWS_ACCESS_KEY_ID whatever AWS_PROFILE says.
 	// The value is then unknown ([ErrUnknown]), so a call must be bound with Flag.
 	OverriddenBy []string `yaml:"overridden_by"`
+	// Replaced lists what changes what a value means rather than which value it is: set on the
+	// call or in the environment, it makes the CLI act somewhere the value does not say, whatever
+	// gave the value, Flag included. docker builds its default context from DOCKER_HOST; doctl's
+	// default context signs with --access-token. Only the last step has it.
+	Replaced []Replaced `yaml:"replaced"`
 	// File holds path templates: ${VAR}, ${VAR:-default} (defaults nest), a leading ~, earlier
 	// Let names (which shadow env vars) and, on Windows, %VAR% are expanded; a relative path is
 	// taken from the call's working directory. A template whose variable is unset or empty (and
@@ -145,6 +150,16 @@ type Step struct {
 	// Default is used when nothing else gives a value. It is a template like File (so that
 	// ~/.kube/config names the home directory) but is not taken from the working directory.
 	Default string `yaml:"default"`
+}
+
+// Replaced is one set of variables and flags that replace what a context means: when one of By
+// is set and the value is one of When (any value, when When is empty), the context is unknown
+// ([ErrReplaced]), and a binding to such a value binds nothing.
+type Replaced struct {
+	// By lists environment variables and flags (those starting with -).
+	By []string `yaml:"by"`
+	// When lists the values it applies to.
+	When []string `yaml:"when"`
 }
 
 // Strings is a list of strings (path templates, variable names) that YAML may also write as

@@ -578,7 +578,15 @@ var builtinSpecs = []*spec.Spec{
 						"-p",
 						"--profile",
 					},
-					Env:     spec.Strings{"DATABRICKS_CONFIG_PROFILE"},
+					Env: spec.Strings{"DATABRICKS_CONFIG_PROFILE"},
+					Replaced: []spec.Replaced{
+						{
+							By: []string{
+								"DATABRICKS_HOST",
+								"DATABRICKS_TOKEN",
+							},
+						},
+					},
 					File:    spec.Strings{"${DATABRICKS_CONFIG_FILE:-~/.databrickscfg}"},
 					Format:  "ini",
 					Value:   "__settings__.default_profile",
@@ -722,6 +730,12 @@ var builtinSpecs = []*spec.Spec{
 						"--host",
 						"DOCKER_HOST",
 					},
+					Replaced: []spec.Replaced{
+						{
+							By:   []string{"DOCKER_HOST"},
+							When: []string{"default"},
+						},
+					},
 					File:    spec.Strings{"${config}/config.json"},
 					Format:  "json",
 					Value:   "currentContext",
@@ -864,8 +878,18 @@ var builtinSpecs = []*spec.Spec{
 					},
 				},
 				{
-					Flag:    []string{"--context"},
-					Env:     spec.Strings{"DIGITALOCEAN_CONTEXT"},
+					Flag: []string{"--context"},
+					Env:  spec.Strings{"DIGITALOCEAN_CONTEXT"},
+					Replaced: []spec.Replaced{
+						{
+							By: []string{
+								"--access-token",
+								"-t",
+								"DIGITALOCEAN_ACCESS_TOKEN",
+							},
+							When: []string{"default"},
+						},
+					},
 					File:    spec.Strings{"${config:-${XDG_CONFIG_HOME:-~/.config}/doctl/config.yaml}"},
 					Windows: spec.Strings{"${config:-%APPDATA%\\doctl\\config.yaml}"},
 					Darwin:  spec.Strings{"${config:-~/Library/Application Support/doctl/config.yaml}"},
@@ -1506,7 +1530,18 @@ var builtinSpecs = []*spec.Spec{
 					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
+					Flag: []string{"--kube-context"},
 					Env:  spec.Strings{"HELM_KUBECONTEXT"},
+					Replaced: []spec.Replaced{
+						{
+							By: []string{
+								"--kube-apiserver",
+								"--kube-token",
+								"HELM_KUBEAPISERVER",
+								"HELM_KUBETOKEN",
+							},
+						},
+					},
 					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
 					Windows: spec.Strings{
 						"${kubeconfig:-%HOME%\\.kube\\config}",
