@@ -2261,6 +2261,11 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 			{
+				Match: "config delete-context",
+				Tier:  "ask",
+				Why:   "removes a context from the shared kubeconfig, which other shells may be using",
+			},
+			{
 				Match: "adm policy",
 				Tier:  "ask",
 				Why:   "grants or removes roles and security constraints",
@@ -2301,6 +2306,48 @@ var builtinSpecs = []*spec.Spec{
 					"--dry-run=client",
 					"--dry-run=server",
 				},
+			},
+		},
+		Overrides: []spec.Override{
+			{
+				Flags: []string{
+					"--cluster",
+					"--server",
+					"-s",
+					"--user",
+					"--token",
+					"--client-certificate",
+					"--client-key",
+					"--certificate-authority",
+				},
+				Why: "it replaces the context's cluster or credentials",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "config set-context",
+				Arg:     1,
+				Current: []string{"--current"},
+			},
+			{
+				Command: "config rename-context",
+				Arg:     2,
+			},
+			{
+				Command: "config set",
+				Arg:     1,
+				Match:   "^contexts\\.([^.]+)\\.",
+			},
+			{
+				Command: "config set",
+				Arg:     1,
+				Match:   "^(?:clusters|users)\\.",
+			},
+			{
+				Command: "config set-cluster",
+			},
+			{
+				Command: "config set-credentials",
 			},
 		},
 		AttachedValues: true,
