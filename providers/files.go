@@ -52,6 +52,18 @@ func (r *Reader) StateFiles(s *spec.Spec, in spec.Input) []StateFile {
 			lets = append(lets, st.Let)
 		}
 	}
+	// Files that define the contexts without selecting one: a template ending in a separator is
+	// a folder of them.
+	for _, t := range s.Context.DefinedIn {
+		p, ok, _ := spec.Expand(t, x.lookup, in.Home, in.System.GOOS() == "windows")
+		if !ok || p == "" {
+			continue
+		}
+		tree := strings.HasSuffix(p, "/") || strings.HasSuffix(p, `\`)
+		if p, err := x.abs(strings.TrimRight(p, `/\`)); err == nil {
+			add(StateFile{Path: p, Tree: tree})
+		}
+	}
 	for _, e := range s.Context.Exists {
 		if e.Path == "" {
 			continue

@@ -13,7 +13,8 @@ import (
 // Made-up CLIs for the provider keys that close the ways around a binding. glue reads a short
 // option's value from the same word (pflag's -cprod). hostd builds its default context from a
 // variable and lets a flag replace the server of any context (docker's DOCKER_HOST, helm's
-// --kube-apiserver).
+// --kube-apiserver). cfgr writes the profile the call selects (aws configure). fetch writes a
+// kube context that it names (aws eks update-kubeconfig --alias).
 var (
 	bypassGlue = &spec.Spec{
 		Name: "glue", Commands: []string{"glue"}, Noun: "context", AttachedValues: true,
@@ -27,11 +28,24 @@ var (
 			Replaced: []spec.Replaced{{By: []string{"HOSTD_HOST"}, When: []string{"default"}}, {By: []string{"--api"}}}}}},
 		Bind: &spec.Bind{Flags: []string{"--ctx"}},
 	}
+	bypassCfgr = &spec.Spec{
+		Name: "cfgr", Commands: []string{"cfgr"}, Noun: "profile",
+		Context:  spec.Context{Read: []spec.Step{{Flag: []string{"--profile"}, Env: spec.Strings{"CFGR_PROFILE"}, Default: "default"}}},
+		Bind:     &spec.Bind{Flags: []string{"--profile"}, Reject: []string{"configure"}},
+		Redefine: []spec.Redefine{{Command: "configure", Selected: true, Except: []string{"configure list"}}},
+		Exempt:   []string{"configure list"},
+	}
+	bypassKube = &spec.Spec{
+		Name: "kube", Commands: []string{"kube"}, Noun: "context",
+		Context:    spec.Context{Read: []spec.Step{{Flag: []string{"--ctx"}, Default: "prod"}}},
+		Bind:       &spec.Bind{Flags: []string{"--ctx"}},
+		SwitchedBy: []spec.Switch{{Command: "fetch creds", Flags: []string{"--alias"}, Redefines: true}},
+	}
 )
 
 func TestBypassMechanisms(t *testing.T) {
 	only := func(v ...string) *rules.ContextPolicy { return &rules.ContextPolicy{Allow: allow(v...)} }
-	dev := contexts(map[string]*rules.ContextPolicy{"glue": only("dev"), "hostd": only("dev")})
+	dev := contexts(map[string]*rules.ContextPolicy{"glue": only("dev"), "hostd": only("dev"), "cfgr": only("dev"), "kube": only("dev")})
 	def := contexts(map[string]*rules.ContextPolicy{"hostd": only("default")})
 	tests := []struct {
 		name    string
@@ -62,6 +76,14 @@ func TestBypassMechanisms(t *testing.T) {
 		{name: "the flag beats a binding", line: "hostd --ctx dev ps --api https://prod", verdict: rules.VerdictAsk, reason: "hostd.binding-replaced"},
 		{name: "the flag is seen in each call of a line", line: "hostd ps --ctx dev; hostd ps --ctx dev --api x", verdict: rules.VerdictAsk,
 			reason: "hostd.binding-replaced"},
+		// redefine selected: the profile the call itself selects.
+		{name: "writing the allowed profile", line: "cfgr configure --profile dev", verdict: rules.VerdictAsk, reason: "cfgr.redefine"},
+		{name: "writing the profile a variable selects", line: "CFGR_PROFILE=dev cfgr configure", verdict: rules.VerdictAsk, reason: "the allowed profile dev"},
+		{name: "writing another profile", line: "cfgr configure", verdict: rules.VerdictDeny, reason: "cfgr.context-not-allowed"},
+		{name: "reading the allowed profile", line: "cfgr configure list --profile dev", verdict: rules.VerdictAllow},
+		// switched_by redefines: the alias written is allowed, but what it points at is new.
+		{name: "a writer redefines an allowed context", line: "fetch creds --name x --alias dev", verdict: rules.VerdictAsk, reason: "kube.redefine"},
+		{name: "a writer's other target is denied", line: "fetch creds --name x --alias prod", verdict: rules.VerdictDeny, reason: "kube.switch-not-allowed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,7 +95,7 @@ func TestBypassMechanisms(t *testing.T) {
 			if pol == nil {
 				pol = dev
 			}
-			in := rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{bypassGlue, bypassHostd},
+			in := rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{bypassGlue, bypassHostd, bypassCfgr, bypassKube},
 				State: providers.NewReader(), Quote: shell.Quote, Cwd: "/repo", Home: "/home", System: unix,
 				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }}
 			res := rules.Evaluate(in)

@@ -97,6 +97,12 @@ func (c *checker) spec(s *Spec) {
 		if r.Command == "" {
 			c.add(at("redefine", i), "redefine needs a command")
 		}
+		if r.Selected && (r.Arg != 0 || len(r.Current) > 0 || r.Match != "") {
+			c.add(at("redefine", i)+".selected", "selected names the context the call selects: drop arg, match and current")
+		}
+		for j, x := range r.Except {
+			c.pattern(at(at("redefine", i)+".except", j), x)
+		}
 		if _, err := regexp.Compile(r.Match); err != nil {
 			c.add(at("redefine", i)+".match", "match: %v", err)
 		}
@@ -268,6 +274,9 @@ func (c *checker) context(ctx *Context) {
 				c.add("context.known.fields."+name, "field %q needs the gjson path of its value within an element", name)
 			}
 		}
+	}
+	for i, t := range ctx.DefinedIn {
+		c.template(at("context.defined_in", i), t)
 	}
 	for i, e := range ctx.Exists {
 		path := at("context.exists", i)
@@ -449,6 +458,9 @@ func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
 	}
 	if sw.Unknown && (len(sw.Flags) > 0 || sw.Arg != 0 || sw.Lookup != "" || sw.Sets != "") {
 		c.add(path+".unknown", "an unknown switch has no target: drop flags, arg, lookup and sets")
+	}
+	if sw.Redefines && (sw.Unknown || sw.Sets != "") {
+		c.add(path+".redefines", "redefines needs a target that the switch names and writes: not unknown, not sets")
 	}
 	if sw.Sets != "" {
 		if !slices.Contains(c.lets, sw.Sets) {

@@ -82,6 +82,11 @@ type Context struct {
 	Known *KnownList `yaml:"known"`
 	// CaseInsensitive makes names match without regard to case, as the CLI does.
 	CaseInsensitive bool `yaml:"case_insensitive"`
+	// DefinedIn lists files that define what the contexts are without saying which one is
+	// current (aws's ~/.aws/credentials, docker's contexts/meta/): they are path templates like a
+	// step's File, may use the steps' Let names, and are protected like state files. A template
+	// that ends in / names a folder whose files all count.
+	DefinedIn Strings `yaml:"defined_in"`
 	// Exists, when set, restricts a rewrite target to values that satisfy one of these checks
 	// (terraform: a workspace that exists; a misspelt TF_WORKSPACE creates a new one).
 	Exists []Exists `yaml:"exists"`
@@ -249,6 +254,10 @@ type Switch struct {
 	// Creates marks a switch that creates the context it names (terraform workspace new): the
 	// command a reason offers when the policy's default does not exist where the call runs.
 	Creates bool `yaml:"creates"`
+	// Redefines marks a switch that also writes what its target is (aws eks update-kubeconfig
+	// --alias dev points the context dev at the cluster it fetches): an allowed target is asked
+	// about, since every later call bound to that name would act where the command says.
+	Redefines bool `yaml:"redefines"`
 }
 
 // Override is a flag or variable that replaces the context of one call.
@@ -278,6 +287,11 @@ type Redefine struct {
 	Match string `yaml:"match"`
 	// Current lists flags that make it redefine the current context (--current).
 	Current []string `yaml:"current"`
+	// Selected makes it redefine the context the call itself selects, read as any call of the
+	// CLI is (aws configure writes the profile that --profile, AWS_PROFILE or "default" names).
+	Selected bool `yaml:"selected"`
+	// Except lists command patterns under Command that only read (aws configure list).
+	Except []string `yaml:"except"`
 }
 
 // UnmarshalYAML accepts a mapping, or (in switched_by) a plain string: a command whose target is

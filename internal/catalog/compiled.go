@@ -40,6 +40,10 @@ var builtinSpecs = []*spec.Spec{
 					Default:      "default",
 				},
 			},
+			DefinedIn: spec.Strings{
+				"${AWS_CONFIG_FILE:-~/.aws/config}",
+				"${AWS_SHARED_CREDENTIALS_FILE:-~/.aws/credentials}",
+			},
 		},
 		Bind: &spec.Bind{
 			Flags:  []string{"--profile"},
@@ -155,6 +159,32 @@ var builtinSpecs = []*spec.Spec{
 				Tier:  "ask",
 				Why:   "writes a profile that every shell may use",
 			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "configure import",
+			},
+			{
+				Command:  "configure",
+				Selected: true,
+				Except: []string{
+					"configure list",
+					"configure list-profiles",
+					"configure get",
+					"configure export-credentials",
+				},
+			},
+		},
+		Prefix: true,
+		Options: []string{
+			"--debug",
+			"--no-verify-ssl",
+			"--no-paginate",
+			"--version",
+			"--no-sign-request",
+			"--no-cli-pager",
+			"--cli-auto-prompt",
+			"--no-cli-auto-prompt",
 		},
 		Source: "builtin:providers/aws.yaml",
 	},
@@ -550,6 +580,16 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "creates or changes the environment's Azure resources",
 			},
 		},
+		Redefine: []spec.Redefine{
+			{
+				Command:  "env set",
+				Selected: true,
+			},
+			{
+				Command:  "env set-secret",
+				Selected: true,
+			},
+		},
 		AttachedValues: true,
 		Source:         "builtin:providers/azd.yaml",
 	},
@@ -686,6 +726,16 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "deletes a Databricks object",
 			},
 		},
+		Redefine: []spec.Redefine{
+			{
+				Command:  "configure",
+				Selected: true,
+			},
+			{
+				Command:  "auth login",
+				Selected: true,
+			},
+		},
 		AttachedValues: true,
 		Source:         "builtin:providers/databricks.yaml",
 	},
@@ -742,6 +792,7 @@ var builtinSpecs = []*spec.Spec{
 					Default: "default",
 				},
 			},
+			DefinedIn: spec.Strings{"${config}/contexts/"},
 		},
 		Bind: &spec.Bind{
 			Flags: []string{
@@ -846,6 +897,20 @@ var builtinSpecs = []*spec.Spec{
 				Match: "context update",
 				Tier:  "ask",
 				Why:   "changes where a context points, for every shell that uses it",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "context update",
+				Arg:     1,
+			},
+			{
+				Command: "context create",
+				Arg:     1,
+			},
+			{
+				Command: "context import",
+				Arg:     1,
 			},
 		},
 		AttachedValues: true,
@@ -970,6 +1035,12 @@ var builtinSpecs = []*spec.Spec{
 				Match: "compute droplet-action restore",
 				Tier:  "ask",
 				Why:   "restores a droplet from a backup, replacing its disk",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command:  "auth init",
+				Selected: true,
 			},
 		},
 		AttachedValues: true,
@@ -1765,6 +1836,11 @@ var builtinSpecs = []*spec.Spec{
 		},
 		SwitchedBy: []spec.Switch{
 			{
+				Command:   "az aks get-credentials",
+				Flags:     []string{"--context"},
+				Redefines: true,
+			},
+			{
 				Command: "az aks get-credentials",
 				Unknown: true,
 			},
@@ -1773,9 +1849,10 @@ var builtinSpecs = []*spec.Spec{
 				Unknown: true,
 			},
 			{
-				Command: "aws eks update-kubeconfig",
-				Flags:   []string{"--alias"},
-				Unless:  []string{"--dry-run"},
+				Command:   "aws eks update-kubeconfig",
+				Flags:     []string{"--alias"},
+				Unless:    []string{"--dry-run"},
+				Redefines: true,
 			},
 			{
 				Command: "aws eks update-kubeconfig",
@@ -2738,6 +2815,17 @@ var builtinSpecs = []*spec.Spec{
 				Match: "state unprotect",
 				Tier:  "ask",
 				Why:   "lets the next update delete a protected resource",
+			},
+		},
+		Overrides: []spec.Override{
+			{
+				Env: []string{"PULUMI_BACKEND_URL"},
+				Why: "another backend has its own stacks of the same names",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "login",
 			},
 		},
 		AttachedValues: true,
