@@ -3335,6 +3335,11 @@ var builtinWriters = []rules.Writer{
 		Unnamed:  true,
 	},
 	{
+		Command:  "apply_patch",
+		Operands: "all",
+		Unnamed:  true,
+	},
+	{
 		Command:  "git",
 		Operands: "all",
 		Trees:    true,
