@@ -143,8 +143,9 @@ type walker struct {
 	// source text of placeholder i. phPrefix is chosen so that it does not occur in the line.
 	phPrefix string
 	phOrig   []string
-	// funcCalls counts the calls of functions defined in the line that the walk followed.
-	funcCalls int
+	// funcCalls counts the calls of functions defined in the line that the walk followed, and
+	// loopWalks the walks of loop bodies after their first (bash_value.go).
+	funcCalls, loopWalks int
 	// files are the files the line wrote, so far in the walk (bash_file.go).
 	files map[string]fileState
 }
@@ -313,45 +314,43 @@ func (w *walker) command(f frame, st *syntax.Stmt, sc *scope) {
 		}
 	case *syntax.IfClause:
 		if f, ok := w.enter(f, c, sc); ok {
+			// Each branch may run or not, and a later one runs instead of an earlier: it starts
+			// with what any earlier branch changed unknown, and so does what follows.
 			w.stmts(f, c.Cond, sc)
-			snap, vals := sc.dirState(), sc.vals.vars
+			st := sc.iteration()
 			w.stmts(f, c.Then, sc)
 			for e := c.Else; e != nil; e = e.Else {
+				sc.forgetChanges(st)
 				w.stmts(f, e.Cond, sc)
 				w.stmts(f, e.Then, sc)
 			}
-			sc.settle(snap)
-			sc.settleValues(vals)
+			sc.forgetChanges(st)
 		}
 	case *syntax.WhileClause:
 		if f, ok := w.enter(f, c, sc); ok {
-			snap, vals := sc.dirState(), sc.vals.vars
-			w.stmts(f, c.Cond, sc)
-			w.stmts(f, c.Do, sc)
-			sc.settle(snap)
-			sc.settleValues(vals)
+			w.loop(sc, func() {
+				w.stmts(f, c.Cond, sc)
+				w.stmts(f, c.Do, sc)
+			})
 		}
 	case *syntax.ForClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.subst(f, c.Loop, sc)
 			w.loopVar(f, sc, c.Loop)
-			snap, vals := sc.dirState(), sc.vals.vars
-			w.stmts(f, c.Do, sc)
-			sc.settle(snap)
-			sc.settleValues(vals)
+			w.loop(sc, func() { w.stmts(f, c.Do, sc) })
 		}
 	case *syntax.CaseClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.subst(f, c.Word, sc)
-			snap, vals := sc.dirState(), sc.vals.vars
+			st := sc.iteration()
 			for _, it := range c.Items {
+				sc.forgetChanges(st)
 				for _, p := range it.Patterns {
 					w.subst(f, p, sc)
 				}
 				w.stmts(f, it.Stmts, sc)
 			}
-			sc.settle(snap)
-			sc.settleValues(vals)
+			sc.forgetChanges(st)
 		}
 	case *syntax.FuncDecl:
 		// The body runs when the function is called, which this walk cannot follow; report its
