@@ -70,5 +70,6 @@
 // code). Not modelled: the content of script files that existed before the line (`bash
 // deploy.sh`, `source x`, `pwsh -File deploy.ps1`), aliases from startup files, CDPATH, cmd.exe's
 // own syntax (a `cmd /c` string that bash would read differently is unreadable), names computed
-// at run time inside an interpreter, and constant propagation in PowerShell.
+// at run time inside an interpreter, and in PowerShell the files a line writes (its constant
+// propagation and functions: powershell_value.go).
 package shell
