@@ -146,8 +146,10 @@ type walker struct {
 	// funcCalls counts the calls of functions defined in the line that the walk followed, and
 	// loopWalks the walks of loop bodies after their first (bash_value.go).
 	funcCalls, loopWalks int
-	// files are the files the line wrote, so far in the walk (bash_file.go).
-	files map[string]fileState
+	// files are the files the line wrote, so far in the walk (bash_file.go); pathSet says that
+	// the line assigns PATH, so a command name may find one of them.
+	files   map[string]fileState
+	pathSet bool
 }
 
 // source is one text being walked: the line, or a string parsed again as a script.
@@ -727,6 +729,9 @@ func (f frame) word(wd *syntax.Word, assign bool) rules.Word {
 // assign converts `NAME=value` (or `NAME+=value`, `NAME=(…)`, `NAME=`).
 func (f frame) assign(a *syntax.Assign, prefix bool) rules.Assign {
 	out := rules.Assign{Name: f.restore(a.Name.Value), Prefix: prefix}
+	if out.Name == "PATH" {
+		f.w.pathSet = true
+	}
 	switch {
 	case a.Value != nil:
 		out.Value = f.word(a.Value, true)

@@ -126,6 +126,13 @@ var parseCases = []parseCase{
 		[]string{`cd /a`, `az x dir=/a`, `cd /b dir=/a`, `az x dir=?/b`, `cd /b dir=?/b`}},
 	{"a loop that changes nothing is walked once", `for i in 1 2; do az x; done`, []string{`az x`}},
 
+	// A copy or a link of a program the line makes runs as that program: by its path, or by its
+	// name once the line changes PATH.
+	{"a link found through PATH", `ln -s "$(command -v gh)" b/git && PATH=$PWD/b:$PATH git repo list`,
+		[]string{`command -v gh via=$(…)`, `ln -s ?"\"$(command -v gh)\"" b/git`, `gh repo list env[PATH=?"$PWD/b:$PATH"]`}},
+	{"the same name without a PATH change", `ln -s "$(command -v gh)" b/git && git repo list`,
+		[]string{`command -v gh via=$(…)`, `ln -s ?"\"$(command -v gh)\"" b/git`, `git repo list`}},
+
 	// Lists and control flow.
 	{"list operators", `az a; kubectl b && gcloud c || terraform d & gh e | pac f`,
 		[]string{`az a`, `kubectl b`, `gcloud c`, `terraform d`, `gh e`, `pac f`}},

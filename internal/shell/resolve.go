@@ -607,6 +607,9 @@ func (w *walker) assignWords(cmd *command, j, end int, ch *chain) int {
 		if ch.start < 0 {
 			ch.start = wd.Pos
 		}
+		if name == "PATH" {
+			w.pathSet = true
+		}
 		add = append(add, envEntry{assignFromWord(cmd.s, wd, name), cmd.s})
 	}
 	if len(add) > 0 {
