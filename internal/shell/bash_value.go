@@ -65,31 +65,41 @@ const maxLoopWalks = 64
 // with everything an earlier iteration changed unknown (a variable, the positional parameters,
 // the directory) and the functions and names the earlier one defined. So in
 // `a=ls; for i in 1 2; do $a x; a=az; done` the second walk sees a command word that is not
-// known. Walking stops when an iteration would start as the last one did; calls found again are
-// at the same place in the text, so an edit one of them needs is applied once.
+// known.
 func (w *walker) loop(sc *scope, body func()) {
-	if w.loopWalks >= maxLoopWalks {
-		sc.forgetAll()
-		body()
-		return
-	}
 	pre := sc.iteration()
 	start := pre
-	for {
-		body()
+	w.runs(body, func() bool {
 		sc.forgetChanges(pre)
 		sc.forgetChanges(start)
 		next := sc.iteration()
-		if next.same(start) {
+		last := next.same(start)
+		start = next
+		return last
+	}, sc.forgetAll)
+}
+
+// runs walks a body that may run again until settle, called after each walk, says that the next
+// run would start as the last one did; calls found again are at the same place in the text, so
+// an edit one of them needs is applied once. Past maxLoopWalks, top makes everything unknown
+// and the body is walked once more. The bash and the PowerShell reader share it.
+func (w *walker) runs(body func(), settle func() bool, top func()) {
+	if w.loopWalks >= maxLoopWalks {
+		top()
+		body()
+		return
+	}
+	for {
+		body()
+		if settle() {
 			return
 		}
 		if w.loopWalks >= maxLoopWalks {
-			sc.forgetAll()
+			top()
 			body()
 			return
 		}
 		w.loopWalks++
-		start = next
 	}
 }
 

@@ -93,7 +93,9 @@ type psParser struct {
 	funcs   map[string]psFunc
 	binding *psBinding
 	// shadowed holds, for the block being walked, the caller's values of its parameters.
-	shadowed map[string]*psVal
+	shadowed *psShadow
+	// compound is set after a compound statement, which no `&` can put in the background.
+	compound bool
 }
 
 func (p *psParser) run() (err error) {
@@ -148,10 +150,15 @@ func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 		words = append(words, p.args()...)
 	}
 	name := psCommandName(words[0])
-	if name == "" || psSetter(name) || strings.HasSuffix(strings.ToLower(words[0].Value), ".ps1") || op == "." ||
-		slices.ContainsFunc(words[1:], psVariableParam) {
-		// It may set variables by name, or run code the line does not show.
+	switch {
+	case psDefiner(name) || strings.HasSuffix(strings.ToLower(words[0].Value), ".ps1") || op == ".":
+		// It may define what later commands run (an alias of Set-Variable), or run code the
+		// line does not show in this scope.
 		p.vals.turnOff()
+	case name == "" || psSetter(name) || slices.ContainsFunc(words[1:], psVariableParam):
+		// It may set any variable by name (a command word that is not literal is asked about
+		// anyway).
+		p.vals.forgetAll()
 	}
 	via := p.via
 	if op != "" {
@@ -166,7 +173,7 @@ func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 	if f, ok := p.funcs[name]; ok && op != "." {
 		p.invoke(f.body, f.params, words[1:])
 	} else if p.vals.defined[name] {
-		p.vals.m = nil // defined in another text of the line: not walked here
+		p.vals.forgetAll() // defined in another text of the line: not walked here
 	}
 	if (name == "echo" || name == "write-output") && len(words) > 1 && len(writes) == 0 {
 		out := make([]string, 0, len(words)-1)

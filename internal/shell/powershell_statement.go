@@ -45,8 +45,8 @@ func (p *psParser) statements(closer byte) {
 		switch {
 		case strings.HasPrefix(p.rest(), "&&"), strings.HasPrefix(p.rest(), "||"):
 			p.i += 2
-		case p.peek(0) == '&':
-			p.i++ // background job
+		case p.peek(0) == '&' && !p.compound:
+			p.i++ // background job; after a compound statement (`param($c) & $c x`) a call
 		case p.peek(0) == ';':
 			p.i++
 		}
@@ -88,6 +88,7 @@ func psKeyword(s string) bool {
 // expression. It returns what the element writes to the pipeline when that is literal text (a
 // lone literal string, or Write-Output of literals), for `'…' | iex` and `echo '…' | bash`.
 func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
+	p.compound = false
 	c := p.peek(0)
 	switch {
 	case c == '&' && p.peek(1) != '&', c == '.' && (p.peek(1) == ' ' || p.peek(1) == '\t' || p.peek(1) == '\'' || p.peek(1) == '"'):
@@ -136,6 +137,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 	if psKeyword(kw) && (j == len(p.src) || !isBareByte(p.src[j]) || p.src[j] == '(' || p.src[j] == '{') {
 		p.i = j
 		p.keyword(kw)
+		p.compound = true
 		return nil
 	}
 	return p.command("", pipeIn)

@@ -113,6 +113,14 @@ func TestParsePowerShell(t *testing.T) {
 		{"& { param($v) kubectl $v ns payments } delete", []string{`kubectl ?"$v" ns payments`, "kubectl delete ns payments via=function"}},
 		{"$v = 'get'; & { param($v) kubectl $v ns } ", []string{`kubectl ?"$v" ns`}},
 		{"function f { param($v = 'x') kubectl $v ns }; f delete", []string{`kubectl ?"$v" ns`, "f delete", `kubectl ?"$v" ns via=function`}},
+		{"& { param([string]$c) kubectl $c ns payments } delete", []string{`kubectl ?"$c" ns payments`, "kubectl delete ns payments via=function"}},
+		// A [switch] takes no position, and an attribute may change the positions: not bound.
+		{"& { param([switch]$f, $c) kubectl $c ns payments } delete", []string{`kubectl ?"$c" ns payments`, `kubectl ?"$c" ns payments via=function`}},
+		{"& { param([Parameter(Position=1)]$c, [Parameter(Position=0)]$d) & $c $d ns } delete kubectl",
+			[]string{"position=1", "position=0", `?"$c" ?"$d" ns via=&`, "position=1 via=function", "position=0 via=function", `?"$c" ?"$d" ns via=function>&`}},
+		// After a compound statement, & is the call operator, not a background job.
+		{"& { param($c) & $c delete ns payments } kubectl", []string{`?"$c" delete ns payments via=&`, "kubectl delete ns payments via=function>&"}},
+		{"if ($x) { az a } & kubectl b", []string{"az a", "kubectl b via=&"}},
 		{"while ($true) { kubectl get pods; break }", []string{"kubectl get pods"}},
 		// Environment: $env:NAME sets it for every later call.
 		{"$env:TF_WORKSPACE='staging'; terraform plan", []string{`terraform plan env[TF_WORKSPACE:=staging]`}},

@@ -40,7 +40,8 @@ type psValues struct {
 	// not walked at its call, which may change anything.
 	defined map[string]bool
 	// off is set once the line may set variables by means the reader does not follow.
-	off bool
+	off    bool
+	resets int
 }
 
 // psAutomatic are PowerShell's automatic and preference variables that change what a line
@@ -60,12 +61,21 @@ func psAutomatic(name string) bool {
 // a text holding one has no known variables (propagation is off).
 var psIndirect = []string{"variable:", "-variable", "psvariable", "[ref]", "executioncontext", "psobject", "alias:", "function:"}
 
-// psSetter reports whether a command may set variables by name: the aliases of the variable
-// cmdlets (Set-Variable is set and sv, New-Variable nv, …; the cmdlets' own names hold
-// "-variable"), a module's import, and a new alias, which may stand for any of them.
+// psSetter reports whether a command sets variables by name: an alias of the variable cmdlets
+// (Set-Variable is set and sv, New-Variable nv, …; the cmdlets' own names hold "-variable").
 func psSetter(name string) bool {
 	switch name {
-	case "set", "sv", "nv", "gv", "clv", "rv", "import-module", "ipmo", "set-alias", "new-alias", "sal", "nal":
+	case "set", "sv", "nv", "gv", "clv", "rv":
+		return true
+	}
+	return false
+}
+
+// psDefiner reports whether a command defines what later commands run: a module's import, or a
+// new alias, which may stand for Set-Variable.
+func psDefiner(name string) bool {
+	switch name {
+	case "import-module", "ipmo", "set-alias", "new-alias", "sal", "nal":
 		return true
 	}
 	return false
@@ -102,7 +112,15 @@ func newPSValues(text string) *psValues {
 
 // turnOff makes every variable unknown for the rest of the line.
 func (v *psValues) turnOff() {
-	v.m, v.off = nil, true
+	v.forgetAll()
+	v.off = true
+}
+
+// forgetAll makes every variable unknown; resets counts it, so that a body's parameters do not
+// give the caller back values something in the body may have changed.
+func (v *psValues) forgetAll() {
+	v.m = nil
+	v.resets++
 }
 
 func (p *psParser) setVal(name string, val psVal) {
@@ -344,34 +362,19 @@ func (p *psParser) forgetChanges(s psSnapshot) {
 	}
 }
 
-// iterate walks a body that may run any number of times (body sets p.i to its start): again
-// for each state a later run can start in, with what an earlier run changed unknown, as bash's
+// iterate walks a body that may run any number of times (body sets p.i to its start) as bash's
 // loops are walked (walker.loop); afterwards what it changed is unknown.
 func (p *psParser) iterate(body func()) {
-	w := p.w
-	if w.loopWalks >= maxLoopWalks {
-		p.vals.turnOff()
-		body()
-		return
-	}
 	pre := p.snapshot()
 	start := pre
-	for {
-		body()
+	p.w.runs(body, func() bool {
 		p.forgetChanges(pre)
 		p.forgetChanges(start)
 		next := p.snapshot()
-		if maps.EqualFunc(next, start, sameVal) {
-			return
-		}
-		if w.loopWalks >= maxLoopWalks {
-			p.vals.turnOff()
-			body()
-			return
-		}
-		w.loopWalks++
+		last := maps.EqualFunc(next, start, sameVal)
 		start = next
-	}
+		return last
+	}, p.vals.turnOff)
 }
 
 // psFunc is a function the line defines: where its body starts, and its parameters when it
@@ -389,36 +392,30 @@ type psParams struct {
 }
 
 // paramList reads the names of the param list in the group from open (its `(`) to close (its
-// `)`): each item a name, maybe after a type (`[string]$v`). Any other item (a default, an
-// attribute with arguments that are not a type) makes the list not bindable; the names in it
-// are still found, so that the body does not read the caller's values for them.
+// `)`): each item a name, maybe after a plain type (`[string]$v`). Any other item (a default,
+// an attribute such as [Parameter(Position=1)], a [switch], which takes no position) makes the
+// list not bindable; the names in it are still found, so that the body does not read the
+// caller's values for them.
 func (p *psParser) paramList(open, close int) psParams {
 	ps := psParams{bindable: true}
+	if strings.TrimSpace(p.src[open+1:close]) == "" {
+		return ps // param()
+	}
 	depth, from := 0, open+1
 	item := func(to int) {
-		k := from
-		for k < to && (p.src[k] == ' ' || p.src[k] == '\t' || p.src[k] == '\n' || p.src[k] == '\r') {
-			k++
-		}
-		for k < to && p.src[k] == '[' {
-			c := strings.IndexByte(p.src[k:to], ']')
-			if c < 0 {
-				break
-			}
-			k += c + 1
-			for k < to && (p.src[k] == ' ' || p.src[k] == '\t') {
-				k++
+		text := strings.TrimSpace(p.src[from:to])
+		if t, rest, ok := strings.Cut(text, "]"); ok && strings.HasPrefix(t, "[") {
+			switch strings.ToLower(strings.TrimSpace(t[1:])) {
+			case "string", "object", "int", "long", "string[", "object[":
+				text = strings.TrimSpace(strings.TrimPrefix(rest, "]"))
 			}
 		}
-		if strings.TrimSpace(p.src[k:to]) == "" && k == from {
-			return // param()
-		}
-		if name, e, ok := p.varAt(k); ok && p.src[k] == '$' && strings.TrimSpace(p.src[e:to]) == "" {
-			ps.names = append(ps.names, name)
+		if n, ok := plainVar(text); ok {
+			ps.names = append(ps.names, n)
 			return
 		}
 		ps.bindable = false
-		for m := k; m < to; m++ {
+		for m := from; m < to; m++ {
 			if name, _, ok := p.varAt(m); ok && p.src[m] == '$' && !slices.Contains(ps.names, name) {
 				ps.names = append(ps.names, name)
 			}
@@ -439,6 +436,24 @@ func (p *psParser) paramList(open, close int) psParams {
 	}
 	item(close)
 	return ps
+}
+
+// plainVar is the lowercased name of text when it is one variable, `$name` or `${name}`.
+func plainVar(text string) (string, bool) {
+	name, ok := strings.CutPrefix(text, "$")
+	if !ok || name == "" {
+		return "", false
+	}
+	if b, ok := strings.CutPrefix(name, "{"); ok {
+		b, ok = strings.CutSuffix(b, "}")
+		return strings.ToLower(b), ok && b != "" && !strings.ContainsAny(b, "{}")
+	}
+	for i := 0; i < len(name); i++ {
+		if !isVarByte(name[i]) {
+			return "", false
+		}
+	}
+	return strings.ToLower(name), true
 }
 
 // psBinding is the arguments a body is walked with: a function's call, or a script block's.
@@ -485,7 +500,7 @@ func (p *psParser) bind(ps psParams, b *psBinding) {
 func (p *psParser) invoke(start int, params psParams, args []rules.Word) {
 	if p.w.funcCalls >= maxFuncCalls || p.vals.off || !allLiteral(args) {
 		// The body may set anything of the caller's ($global:a), and is not walked here.
-		p.vals.m = nil
+		p.vals.forgetAll()
 		return
 	}
 	p.w.funcCalls++
@@ -511,27 +526,41 @@ func (p *psParser) invoke(start int, params psParams, args []rules.Word) {
 	p.forgetChanges(pre)
 }
 
+// psShadow holds, for the body being walked, the caller's values of its parameters, and how
+// often every variable had been forgotten when they were kept.
+type psShadow struct {
+	vals   map[string]*psVal
+	resets int
+}
+
 // shadow keeps the caller's value of a name a body's parameter takes, once per body.
 func (p *psParser) shadow(name string) {
-	if _, ok := p.shadowed[name]; ok {
+	if p.shadowed == nil {
+		p.shadowed = &psShadow{vals: map[string]*psVal{}, resets: p.vals.resets}
+	}
+	if _, ok := p.shadowed.vals[name]; ok {
 		return
 	}
-	if p.shadowed == nil {
-		p.shadowed = map[string]*psVal{}
-	}
 	if v, ok := p.vals.m[name]; ok {
-		p.shadowed[name] = &v
+		p.shadowed.vals[name] = &v
 	} else {
-		p.shadowed[name] = nil
+		p.shadowed.vals[name] = nil
 	}
 }
 
-// unshadow gives the names the body's parameters took their caller's values back.
+// unshadow gives the names the body's parameters took their caller's values back, unless
+// every variable was forgotten meanwhile.
 func (p *psParser) unshadow() {
-	for name, v := range p.shadowed {
-		if v == nil {
+	if p.shadowed == nil {
+		return
+	}
+	for name, v := range p.shadowed.vals {
+		switch {
+		case v == nil || p.vals.resets != p.shadowed.resets:
 			delete(p.vals.m, name)
-		} else {
+		case p.vals.m == nil:
+			p.vals.m = map[string]psVal{name: *v}
+		default:
 			p.vals.m[name] = *v
 		}
 	}
