@@ -45,8 +45,23 @@ func (r *Reader) StateFiles(s *spec.Spec, in spec.Input) []StateFile {
 				add(StateFile{Path: filepath.Dir(p), Tree: true})
 			}
 		}
-		if st.Let != "" {
+		// A Let read from a state file selects a name (gcloud's active configuration); a Let that
+		// takes the place of a file it found (firebase's project folder) is where the state is,
+		// and a path under it is that file alone, never the whole folder.
+		if st.Let != "" && st.Take == "" && len(st.File) > 0 {
 			lets = append(lets, st.Let)
+		}
+	}
+	// Files that define the contexts without selecting one: a template ending in a separator is
+	// a folder of them.
+	for _, t := range s.Context.DefinedIn {
+		p, ok, _ := spec.Expand(t, x.lookup, in.Home, in.System.GOOS() == "windows")
+		if !ok || p == "" {
+			continue
+		}
+		tree := strings.HasSuffix(p, "/") || strings.HasSuffix(p, `\`)
+		if p, err := x.abs(strings.TrimRight(p, `/\`)); err == nil {
+			add(StateFile{Path: p, Tree: tree})
 		}
 	}
 	for _, e := range s.Context.Exists {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -224,5 +225,47 @@ func TestParseMechanisms(t *testing.T) {
 	s := made(t, base+"    - {default: x}\nswitched_by:\n  - other creds\n  - {command: other use, arg: 1}\n")
 	if got := s.SwitchedBy; len(got) != 2 || !got[0].Unknown || got[0].Command != "other creds" || got[1].Unknown || got[1].Arg != 1 {
 		t.Errorf("switched_by = %+v, want a plain string as an unknown switch and a mapping as it is", got)
+	}
+}
+
+// located keeps its state in a folder found upward (a project's) and in a file that a value
+// read from the state selects (a configuration): the selected file's folder is state, the
+// project folder is not.
+const located = `name: loc
+commands: [loc]
+context:
+  read:
+    - let: root
+      file: loc.json
+      find_up: true
+      take: dir
+    - let: config
+      file: ${root}/.loc/active
+      format: text
+    - file: ${root}/.loc/configs/${config}.json
+      format: json
+      value: account
+`
+
+func TestStateFiles(t *testing.T) {
+	s := made(t, located)
+	dir := testenv.TempDir(t)
+	sub := filepath.Join(dir, "app", "src")
+	write(t, filepath.Join(dir, "app", "loc.json"), "{}")
+	write(t, filepath.Join(dir, "app", ".loc", "active"), "dev")
+	write(t, filepath.Join(dir, "app", ".loc", "configs", "dev.json"), `{"account": "a"}`)
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := providers.NewReader().StateFiles(s, spec.Input{Dir: sub, Home: dir, System: paths.Env{}})
+	app := filepath.Join(dir, "app")
+	want := []providers.StateFile{
+		{Path: filepath.Join(app, "loc.json")},
+		{Path: filepath.Join(app, ".loc", "active")},
+		{Path: filepath.Join(app, ".loc", "configs", "dev.json")},
+		{Path: filepath.Join(app, ".loc", "configs"), Tree: true},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("StateFiles = %v\nwant %v", got, want)
 	}
 }

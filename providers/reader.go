@@ -107,6 +107,9 @@ func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	if a.Value == "" {
 		a.Value, a.From = x.fallback(st)
 	}
+	if err := x.replaced(st, a.Value); err != nil {
+		return spec.Active{Scope: x.scope()}, err
+	}
 	if k != nil {
 		if !st.List && len(docs) > 1 {
 			docs = docs[:1]
@@ -353,6 +356,30 @@ func (x *run) given(st *spec.Step, let bool) (string, spec.From, error) {
 		}
 	}
 	return "", spec.From{}, nil
+}
+
+// replaced returns an error wrapping spec.ErrReplaced when something set on the call or in the
+// environment replaces what the value means (the step's Replaced): DOCKER_HOST makes docker's
+// default context that host.
+func (x *run) replaced(st *spec.Step, value string) error {
+	for _, r := range st.Replaced {
+		applies := len(r.When) == 0 || slices.ContainsFunc(r.When, func(w string) bool {
+			return w == value || x.s.Context.CaseInsensitive && strings.EqualFold(w, value)
+		})
+		if !applies {
+			continue
+		}
+		for _, by := range r.By {
+			if x.has(by) {
+				what := x.s.Name + " " + x.s.Noun
+				if value != "" {
+					what += " " + value
+				}
+				return fmt.Errorf("%s is set, which replaces what the %s is: %w", by, what, spec.ErrReplaced)
+			}
+		}
+	}
+	return nil
 }
 
 // has reports whether the call sets an OverriddenBy entry: a variable (non-empty), or a flag,
@@ -688,19 +715,29 @@ func (r *Reader) load(path string, format spec.Format, keys []string) ([]byte, b
 	return f.json, f.exists, f.err
 }
 
-// settle is how long readState waits before it reads a state file again that it found empty or
-// unparsable. az, kubectl and gcloud rewrite their files in place (truncate, then write), so a
-// hook that races a switch can see a file cut short; the write completes within a millisecond or
-// two. A file still broken after the pause is reported, never trusted.
-const settle = 10 * time.Millisecond
+// settle is how long readState waits before each new read of a state file that it found
+// unparsable, or empty where the format cannot be. az, kubectl and gcloud rewrite their files in
+// place (truncate, then write), so a hook that races a switch can see a file cut short or empty,
+// and on a loaded machine a large write takes tens of milliseconds. The pauses double (10, 20,
+// 40 ms: 70 ms in all, within the hook's 150 ms budget); a file still broken after the last one
+// is reported, never trusted.
+var settle = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
 
-// readState reads a state file as JSON, reading it once more after a pause if it looks caught
-// mid-write (see settle).
+// readState reads a state file as JSON, reading it again after each pause of settle while it
+// looks caught mid-write. An empty JSON file is never what a CLI leaves, so it gets every pause;
+// an empty YAML, INI or text file may be the CLI's own (gcloud creates a configuration empty, a
+// kubeconfig may be touched into being), so it is read once more after the first pause only. A
+// file that stays empty holds no context, as the CLIs read it, and the reason that says so names
+// it.
 func readState(path string, format spec.Format, keys []string) ([]byte, bool, error) {
 	out, exists, err := readStateOnce(path, format, keys)
-	var parse *parseError
-	if exists && (errors.As(err, &parse) || err == nil && empty(out)) {
-		time.Sleep(settle)
+	for i, d := range settle {
+		var parse *parseError
+		torn := errors.As(err, &parse) || err == nil && empty(out) && (format == spec.FormatJSON || i == 0)
+		if !exists || !torn {
+			break
+		}
+		time.Sleep(d)
 		out, exists, err = readStateOnce(path, format, keys)
 	}
 	if parse := (*parseError)(nil); errors.As(err, &parse) {

@@ -47,7 +47,7 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 		}
 		return
 	}
-	tgt, err := e.target(p, cp, eff, eff.Allowed, in)
+	tgt, replaced, err := e.target(p, cp, eff, eff.Allowed, in)
 	if err != nil {
 		t.decide(VerdictDeny, id+".state-error", fmt.Sprintf("[ctxguard/%s.state-error] cannot check that the %s exists: %v — make that folder readable, or name the %s explicitly%s",
 			id, p.Noun, err, p.Noun, e.flagHint(p)))
@@ -56,6 +56,11 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	// where is written out only for the reasons that say it: a call bound to the allowed
 	// context it runs in, the usual case, does not.
 	where := func() string { return e.where(p, eff) }
+	if tgt == "" && replaced != "" {
+		t.decide(VerdictAsk, id+".binding-replaced", fmt.Sprintf("[ctxguard/%s.binding-replaced] %s; and %s, so a binding would not keep this call in an allowed %s — a human decides; without that setting the call is bound to an allowed %s",
+			id, where(), replaced, p.Noun, p.Noun))
+		return
+	}
 	if tgt == "" || !bindable {
 		e.cannotBind(t, p, cp, c, eff, tgt, bindable, where(), in)
 		return
@@ -172,6 +177,10 @@ func (e *engine) where(p *spec.Spec, eff effective) string {
 		return fmt.Sprintf("`%s` earlier in this command switches the %s %s to %s", eff.From, p.Name, p.Noun, describe(eff.ContextTrace))
 	case eff.Source == OriginRemembered:
 		return fmt.Sprintf("this session switched the %s %s to %s", p.Name, p.Noun, describe(eff.ContextTrace))
+	case eff.Value == "" && eff.File != "":
+		// Name the file, so that a deny says what broke: a file emptied by hand or caught
+		// mid-write reads the same as a CLI that was never logged in.
+		return fmt.Sprintf("no %s %s is active (%s selects none)", p.Name, p.Noun, eff.File)
 	case eff.Value == "":
 		return fmt.Sprintf("no %s %s is active", p.Name, p.Noun)
 	}
@@ -256,11 +265,15 @@ func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	ct.Name = nameOf(ct.Value, "", eff.known, fold)
 	if ct.Allowed = cp.allows(identify(ct.Value, eff.known, fold), fold); ct.Allowed {
 		t.Context = &ct
+		if eff.replaced {
+			t.decide(VerdictAsk, id+".binding-replaced", fmt.Sprintf("[ctxguard/%s.binding-replaced] %s names the %s %s, but %s, so ctxguard cannot tell where the call acts — a human decides; without that setting the binding holds",
+				id, how, p.Noun, describe(ct), eff.why))
+		}
 		return
 	}
 	t.Context = &ct
 	fix := fmt.Sprintf("use an allowed %s instead", p.Noun)
-	if tgt, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
+	if tgt, _, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
 		if c.Start <= w.Pos && w.End <= c.End {
 			t.Fixed = strings.TrimSpace(c.Src[c.Start:w.Pos] + e.in.Quote(tgt) + c.Src[w.End:c.End])
 		} else {

@@ -27,6 +27,9 @@ type effective struct {
 	origin Origin
 	// why says what made the context unknown, when the state's reader said (DOCKER_HOST is set).
 	why string
+	// replaced is set when something on the call or in the environment replaces what the
+	// context means (spec.ErrReplaced): a binding does not bind such a call.
+	replaced bool
 }
 
 // input builds the provider runtime's view of a call: its environment (the line's assignments
@@ -164,8 +167,9 @@ func (e *engine) resolve(p *spec.Spec, c *Call, a argv, vars map[string]string) 
 		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true}, in
 	}
 	if errors.Is(err, spec.ErrUnknown) {
-		why := strings.TrimSuffix(err.Error(), ": "+spec.ErrUnknown.Error())
-		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true, why: why, scope: act.Scope}, in
+		why := reason(err)
+		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true, why: why, scope: act.Scope,
+			replaced: errors.Is(err, spec.ErrReplaced)}, in
 	}
 	if err != nil {
 		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, err: err}, in
@@ -187,6 +191,16 @@ func (e *engine) resolve(p *spec.Spec, c *Call, a argv, vars map[string]string) 
 		ct.Source = OriginState
 	}
 	return effective{ContextTrace: ct, known: act.Known, scope: act.Scope}, in
+}
+
+// reason is the text of a reader's ErrUnknown error without the sentinels it wraps: what made the
+// context unknown, for a reason.
+func reason(err error) string {
+	why := err.Error()
+	for _, e := range []error{spec.ErrReplaced, spec.ErrUnknown} {
+		why = strings.TrimSuffix(why, ": "+e.Error())
+	}
+	return why
 }
 
 // resolved is one Resolve result, kept for the calls of a line that read the same state.
@@ -221,6 +235,13 @@ func (e *engine) state(p *spec.Spec, c *Call, a argv, in spec.Input) (spec.Activ
 		for _, o := range st.OverriddenBy {
 			if _, ok := own(p, a).flag([]string{o}); ok {
 				field(o)
+			}
+		}
+		for _, r := range st.Replaced {
+			for _, o := range r.By {
+				if _, ok := own(p, a).flag([]string{o}); ok {
+					fmt.Fprintf(&k, "\x00%s", o)
+				}
 			}
 		}
 	}
@@ -295,9 +316,10 @@ func named(ct ContextTrace) string {
 
 // target picks the context a call is bound to: the effective one if allowed, else (when a
 // remembered context stood in for it) the active one if allowed, else the policy's default, else
-// the only value the allow lists name. Targets that the provider says
-// must exist (terraform workspaces) are skipped when they do not.
-func (e *engine) target(p *spec.Spec, cp *ContextPolicy, eff effective, allowed bool, in spec.Input) (string, error) {
+// the only value the allow lists name. Targets that the provider says must exist (terraform
+// workspaces) are skipped when they do not, and so are targets that something set on the call
+// replaces (docker's default with DOCKER_HOST): then replaced says why.
+func (e *engine) target(p *spec.Spec, cp *ContextPolicy, eff effective, allowed bool, in spec.Input) (tgt, replaced string, err error) {
 	fold := p.Context.CaseInsensitive
 	var cands []string
 	if allowed && eff.Value != "" && !eff.unknown {
@@ -317,13 +339,43 @@ func (e *engine) target(p *spec.Spec, cp *ContextPolicy, eff effective, allowed 
 	for _, v := range cands {
 		ok, err := e.exists(p, in, v)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		if ok {
-			return v, nil
+		if !ok {
+			continue
 		}
+		if why := e.binds(p, in, v); why != "" {
+			replaced = why
+			continue
+		}
+		return v, "", nil
 	}
-	return "", nil
+	return "", replaced, nil
+}
+
+// binds returns "" when binding a call to v makes it act in v, else what replaces v for it: the
+// call is read again as bound, when the provider says what may replace a context.
+func (e *engine) binds(p *spec.Spec, in spec.Input, v string) string {
+	if p.Bind == nil || len(p.Context.Read[len(p.Context.Read)-1].Replaced) == 0 {
+		return ""
+	}
+	bound := in
+	bound.Flag = func(names []string) (string, bool) {
+		if slices.ContainsFunc(names, func(n string) bool { return slices.Contains(p.Bind.Flags, n) }) {
+			return v, true
+		}
+		return in.Flag(names)
+	}
+	bound.Env = func(k string) (string, bool) {
+		if slices.Contains(p.Bind.Env, k) {
+			return v, true
+		}
+		return in.Env(k)
+	}
+	if _, err := e.in.State.Resolve(p, bound); errors.Is(err, spec.ErrReplaced) {
+		return reason(err)
+	}
+	return ""
 }
 
 func (e *engine) exists(p *spec.Spec, in spec.Input, v string) (bool, error) {

@@ -99,6 +99,10 @@ func TestDecide(t *testing.T) {
 		want    string // the line after the rewrite ("" = unchanged)
 		reason  string // a substring of the reason
 	}{
+		{name: "no context active: the reason names the file read", line: "acme list",
+			policy:  policy(map[string]*rules.ContextPolicy{"acme": {Allow: allow("Dev", "QA")}}, rules.SettingUnset),
+			state:   fakeState{acme: map[string]string{}},
+			verdict: rules.VerdictDeny, rule: "acme.context-not-allowed", reason: "no acme account is active (/state/main selects none)"},
 		{name: "unchecked provider", line: "acme list", policy: policy(nil, rules.SettingUnset), verdict: rules.VerdictAllow},
 		{name: "active not allowed, only allowed value", line: "acme list", policy: policy(devOnly, rules.SettingUnset),
 			verdict: rules.VerdictRewrite, rule: "acme.rebind", want: "acme list --account Dev", reason: "Prod (id-prod)"},

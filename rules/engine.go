@@ -209,7 +209,7 @@ func (e *engine) call(c *Call) []trace {
 	if p.Prefix {
 		args = e.unabbreviate(p, args)
 	}
-	a := argv{words: args, valueFlags: p.ValueFlags}
+	a := argvOf(p, args)
 	path := a.path()
 	t := trace{CallTrace: CallTrace{Provider: p.Name, Argv: values(c), Via: c.Via}}
 	cp := e.policyFor(p)
@@ -306,11 +306,7 @@ func notWordChar(r rune) bool {
 // the call gets a trace for it; without one, that provider's later calls in the line cannot
 // trust its state file.
 func (e *engine) externalSwitches(c *Call) []trace {
-	var vf []string
-	if p := e.byName[strings.ToLower(c.Name)]; p != nil {
-		vf = p.ValueFlags
-	}
-	a := argv{words: c.Args, valueFlags: vf}
+	a := argvOf(e.byName[strings.ToLower(c.Name)], c.Args)
 	var path []string
 	var out []trace
 	runes := utf8.RuneCountInString(c.Name)
@@ -331,7 +327,7 @@ func (e *engine) externalSwitches(c *Call) []trace {
 			if sw.Unknown {
 				// The scope is that of q's state as a call of q here would read it: the writer
 				// changes the kubeconfig that the line's environment points kubectl at.
-				st, _ := e.resolve(q, c, argv{valueFlags: q.ValueFlags}, nil)
+				st, _ := e.resolve(q, c, argvOf(q, nil), nil)
 				e.carry(Switched{Provider: group(q), Unknown: true, From: strings.Join(values(c), " "), Scope: st.scope})
 				break
 			}

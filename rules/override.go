@@ -165,9 +165,13 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 		if !ok {
 			continue
 		}
+		// (Parsed here: only a call the command matches gets this far.)
+		if _, reads := matchAny(parseEach(r.Except, func(s string) string { return s }), a, path); reads {
+			continue
+		}
 		name, known := "", false
 		switch {
-		case len(r.Current) > 0 && a.hasAny(r.Current):
+		case r.Selected || len(r.Current) > 0 && a.hasAny(r.Current):
 			eff, _ := e.effective(p, cp, c, a)
 			name, known = eff.Value, !eff.unknown && eff.Value != ""
 		case r.Arg > 0:

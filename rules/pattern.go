@@ -13,6 +13,16 @@ import (
 type argv struct {
 	words      []Word
 	valueFlags []string
+	// attached says a short option's value may be the rest of its word (spec.AttachedValues).
+	attached bool
+}
+
+// argvOf reads a call's arguments with a provider's flags (none for nil).
+func argvOf(p *spec.Spec, words []Word) argv {
+	if p == nil {
+		return argv{words: words}
+	}
+	return argv{words: words, valueFlags: p.ValueFlags, attached: p.AttachedValues}
 }
 
 // isFlag reports whether a word is an option: a dash followed by something. A lone "-" is an
@@ -95,6 +105,12 @@ func (a argv) flag(names []string) (val Word, found bool) {
 		}
 		name := flagName(w.Value)
 		if !slices.Contains(names, name) {
+			// -cprod is -c prod, and -c=prod too, where the CLI reads values so.
+			if short := w.Value[:2]; a.attached && len(w.Value) > 2 && short[1] != '-' && slices.Contains(names, short) {
+				found = true
+				v := strings.TrimPrefix(w.Value[2:], "=")
+				val = Word{Value: v, Literal: true, Pos: w.End - len(v), End: w.End}
+			}
 			continue
 		}
 		found = true
@@ -123,7 +139,7 @@ func own(p *spec.Spec, a argv) argv {
 	if !p.GlobalsFirst {
 		return a
 	}
-	return argv{words: a.words[:a.subcommand()], valueFlags: a.valueFlags}
+	return argv{words: a.words[:a.subcommand()], valueFlags: a.valueFlags, attached: a.attached}
 }
 
 // subcommand returns the index of the first positional word, skipping flags and the values of

@@ -449,7 +449,8 @@ func namesFlag(names []string, flag string, fold bool) bool {
 			// PowerShell accepts any unambiguous prefix of a parameter name (-Dest).
 			return true
 		case len(n) == 2 && n[0] == '-' && n[1] != '-' && len(flag) > 2 && flag[0] == '-' && flag[1] != '-' && !fold:
-			if flag[1] == n[1] || strings.IndexByte(letters(flag[1:]), n[1]) >= 0 {
+			// A cluster may start with an option's number (perl's -0777pi).
+			if flag[1] == n[1] || strings.IndexByte(letters(strings.TrimLeft(flag[1:], "0123456789")), n[1]) >= 0 {
 				return true
 			}
 		}

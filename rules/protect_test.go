@@ -56,6 +56,8 @@ func TestProtect(t *testing.T) {
 		{"tee -a out.txt /repo/.ctxguard.yaml", "", "self.policy-write"},
 		{"sed -i 's/a/b/' .ctxguard.yaml", "", "self.policy-write"},
 		{"sed -ni.bak 's/a/b/' .ctxguard.yaml", "", "self.policy-write"},
+		{"perl -0777pi -e 's/a/b/' .ctxguard.yaml", "", "self.policy-write"},
+		{"perl -0777 -ne 'print' .ctxguard.yaml", "", ""},
 		{"sed --in-place -e s/a/b/ .ctxguard.yaml", "", "self.policy-write"},
 		{"sed 's/a/b/' .ctxguard.yaml", "", ""},
 		{"sed -i .ctxguard.yaml other.txt", "", ""}, // the first operand is the script

@@ -59,6 +59,10 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(before.known, fold), p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw), e.flagHint(p)))
 			return
 		}
+		if sw.Redefines {
+			t.decide(VerdictAsk, id+".redefine", fmt.Sprintf("[ctxguard/%s.redefine] `%s` makes the allowed %s %s point at what this command writes, for every later call bound to it in every session — a human decides",
+				id, self, p.Noun, describe(ct)))
+		}
 	}
 	e.carry(cr)
 }

@@ -97,11 +97,30 @@ func (c *checker) spec(s *Spec) {
 		if r.Command == "" {
 			c.add(at("redefine", i), "redefine needs a command")
 		}
+		if r.Selected && (r.Arg != 0 || len(r.Current) > 0 || r.Match != "") {
+			c.add(at("redefine", i)+".selected", "selected names the context the call selects: drop arg, match and current")
+		}
+		for j, x := range r.Except {
+			c.pattern(at(at("redefine", i)+".except", j), x)
+		}
 		if _, err := regexp.Compile(r.Match); err != nil {
 			c.add(at("redefine", i)+".match", "match: %v", err)
 		}
 	}
 	c.context(&s.Context)
+	if n := len(s.Context.Read); s.Bind != nil && n > 0 && len(s.Context.Read[n-1].Replaced) > 0 {
+		st := &s.Context.Read[n-1]
+		for _, f := range s.Bind.Flags {
+			if !slices.Contains(st.Flag, f) {
+				c.add("bind.flags", "%s must be among the last read step's flags: replaced checks a binding by reading the call as bound", f)
+			}
+		}
+		for _, v := range s.Bind.Env {
+			if !slices.Contains(st.Env, v) {
+				c.add("bind.env", "%s must be among the last read step's env: replaced checks a binding by reading the call as bound", v)
+			}
+		}
+	}
 	if b := s.Bind; b != nil {
 		if len(b.Flags) == 0 && len(b.Env) == 0 {
 			c.add("bind", "bind needs flags or env")
@@ -256,6 +275,9 @@ func (c *checker) context(ctx *Context) {
 			}
 		}
 	}
+	for i, t := range ctx.DefinedIn {
+		c.template(at("context.defined_in", i), t)
+	}
 	for i, e := range ctx.Exists {
 		path := at("context.exists", i)
 		switch {
@@ -308,6 +330,22 @@ func (c *checker) step(path string, st *Step, final bool) {
 		c.add(path+".take", "take needs a let: the context itself is never a path")
 	case st.Take != "" && (st.Value != "" || st.Format != "" || st.List):
 		c.add(path+".take", "take uses the file found, not its content: drop value, format and list")
+	}
+	for i, r := range st.Replaced {
+		p := at(path+".replaced", i)
+		if !final {
+			c.add(p, "only the last step has replaced: it is about the context itself")
+		}
+		if len(r.By) == 0 {
+			c.add(p+".by", "replaced needs by: the variables and flags that replace the context")
+		}
+		for j, o := range r.By {
+			if strings.HasPrefix(o, "-") {
+				c.flag(at(p+".by", j), o)
+			} else if !validVar(o) {
+				c.add(at(p+".by", j), "%q is neither a flag nor an environment variable name", o)
+			}
+		}
 	}
 	switch {
 	case st.Hash != "" && st.Hash != "sha1":
@@ -420,6 +458,9 @@ func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
 	}
 	if sw.Unknown && (len(sw.Flags) > 0 || sw.Arg != 0 || sw.Lookup != "" || sw.Sets != "") {
 		c.add(path+".unknown", "an unknown switch has no target: drop flags, arg, lookup and sets")
+	}
+	if sw.Redefines && (sw.Unknown || sw.Sets != "") {
+		c.add(path+".redefines", "redefines needs a target that the switch names and writes: not unknown, not sets")
 	}
 	if sw.Sets != "" {
 		if !slices.Contains(c.lets, sw.Sets) {

@@ -62,6 +62,10 @@ type Spec struct {
 	// Examples show and prove what the entries above decide (`ctxguard test`). A hook run needs
 	// none of them, so the compiled built-in specs leave them out.
 	Examples []Example `yaml:"examples" generate:"-"`
+	// AttachedValues says the CLI reads a short option's value from the rest of its word, as
+	// pflag (Go's cobra CLIs), argparse and commander do: `-cprod` is `-c prod`, and so is
+	// `-c=prod`. Flags the spec names are then found written that way too.
+	AttachedValues bool `yaml:"attached_values"`
 
 	// Source names where the spec came from ("builtin:providers/az.yaml", a file path); set by
 	// the loader, used in explanations.
@@ -78,6 +82,11 @@ type Context struct {
 	Known *KnownList `yaml:"known"`
 	// CaseInsensitive makes names match without regard to case, as the CLI does.
 	CaseInsensitive bool `yaml:"case_insensitive"`
+	// DefinedIn lists files that define what the contexts are without saying which one is
+	// current (aws's ~/.aws/credentials, docker's contexts/meta/): they are path templates like a
+	// step's File, may use the steps' Let names, and are protected like state files. A template
+	// that ends in / names a folder whose files all count.
+	DefinedIn Strings `yaml:"defined_in"`
 	// Exists, when set, restricts a rewrite target to values that satisfy one of these checks
 	// (terraform: a workspace that exists; a misspelt TF_WORKSPACE creates a new one).
 	Exists []Exists `yaml:"exists"`
@@ -102,6 +111,11 @@ type Step struct {
 	// whatever its context says; aws signs with AWS_ACCESS_KEY_ID whatever AWS_PROFILE says.
 	// The value is then unknown ([ErrUnknown]), so a call must be bound with Flag.
 	OverriddenBy []string `yaml:"overridden_by"`
+	// Replaced lists what changes what a value means rather than which value it is: set on the
+	// call or in the environment, it makes the CLI act somewhere the value does not say, whatever
+	// gave the value, Flag included. docker builds its default context from DOCKER_HOST; doctl's
+	// default context signs with --access-token. Only the last step has it.
+	Replaced []Replaced `yaml:"replaced"`
 	// File holds path templates: ${VAR}, ${VAR:-default} (defaults nest), a leading ~, earlier
 	// Let names (which shadow env vars) and, on Windows, %VAR% are expanded; a relative path is
 	// taken from the call's working directory. A template whose variable is unset or empty (and
@@ -141,6 +155,16 @@ type Step struct {
 	// Default is used when nothing else gives a value. It is a template like File (so that
 	// ~/.kube/config names the home directory) but is not taken from the working directory.
 	Default string `yaml:"default"`
+}
+
+// Replaced is one set of variables and flags that replace what a context means: when one of By
+// is set and the value is one of When (any value, when When is empty), the context is unknown
+// ([ErrReplaced]), and a binding to such a value binds nothing.
+type Replaced struct {
+	// By lists environment variables and flags (those starting with -).
+	By []string `yaml:"by"`
+	// When lists the values it applies to.
+	When []string `yaml:"when"`
 }
 
 // Strings is a list of strings (path templates, variable names) that YAML may also write as
@@ -230,6 +254,10 @@ type Switch struct {
 	// Creates marks a switch that creates the context it names (terraform workspace new): the
 	// command a reason offers when the policy's default does not exist where the call runs.
 	Creates bool `yaml:"creates"`
+	// Redefines marks a switch that also writes what its target is (aws eks update-kubeconfig
+	// --alias dev points the context dev at the cluster it fetches): an allowed target is asked
+	// about, since every later call bound to that name would act where the command says.
+	Redefines bool `yaml:"redefines"`
 }
 
 // Override is a flag or variable that replaces the context of one call.
@@ -259,6 +287,11 @@ type Redefine struct {
 	Match string `yaml:"match"`
 	// Current lists flags that make it redefine the current context (--current).
 	Current []string `yaml:"current"`
+	// Selected makes it redefine the context the call itself selects, read as any call of the
+	// CLI is (aws configure writes the profile that --profile, AWS_PROFILE or "default" names).
+	Selected bool `yaml:"selected"`
+	// Except lists command patterns under Command that only read (aws configure list).
+	Except []string `yaml:"except"`
 }
 
 // UnmarshalYAML accepts a mapping, or (in switched_by) a plain string: a command whose target is

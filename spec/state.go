@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -54,6 +55,11 @@ var ErrNoDir = errors.New("the working directory is not known")
 // context unknowable (a Step's OverriddenBy is set, or two of its Env variables disagree). The
 // error's text says why, for the reason a model reads.
 var ErrUnknown = errors.New("the context cannot be known")
+
+// ErrReplaced is wrapped by the errors of a reader when something set on the call or in the
+// environment replaces what the context means (a Step's Replaced): a binding to that context does
+// not bind the call. It wraps [ErrUnknown].
+var ErrReplaced = fmt.Errorf("the context is replaced: %w", ErrUnknown)
 
 // Active is the context a call runs in and where it came from, for decisions and explanations.
 type Active struct {

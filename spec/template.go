@@ -187,12 +187,13 @@ func (st *Step) Templates() []string {
 	return append(out, st.Darwin...)
 }
 
-// Mentions reports whether the step depends on the environment variable name: as one of its Env
-// or OverriddenBy, or as ${name} or %name% in a path template or the default (Windows names match
+// Mentions reports whether the step depends on the environment variable name: as one of its Env,
+// OverriddenBy or Replaced, or as ${name} or %name% in a path template or the default (Windows names match
 // in any case). The engine uses it to tell when a non-literal assignment on a call
 // (KUBECONFIG=$X) makes the context unknowable.
 func (st *Step) Mentions(name string) bool {
-	if slices.Contains(st.Env, name) || slices.Contains(st.OverriddenBy, name) {
+	if slices.Contains(st.Env, name) || slices.Contains(st.OverriddenBy, name) ||
+		slices.ContainsFunc(st.Replaced, func(r Replaced) bool { return slices.Contains(r.By, name) }) {
 		return true
 	}
 	percent := "%" + strings.ToLower(name) + "%"

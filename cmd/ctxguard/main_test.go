@@ -163,11 +163,12 @@ var sessions atomic.Int64
 // agent_id), mode= and tool= set the other fields; file=PATH makes a payload a file tool's
 // (tool=Write …; Copilot's create, Gemini's write_file), whose content is COMMAND, and with
 // old=TEXT an edit that replaces TEXT with COMMAND (Claude's Edit, Copilot's edit, Gemini's
-// replace). A payload without session= is a session of its own, so that session memory links
+// replace); for codex, patch=FILE makes it Codex's apply_patch with that file's patch (COMMAND is
+// unused). A payload without session= is a session of its own, so that session memory links
 // only the payloads a script means to link.
 func payload(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: payload FILE HARNESS|cursor-tool COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME] [file=PATH]")
+		ts.Fatalf("usage: payload FILE HARNESS|cursor-tool COMMAND [cwd=DIR] [session=ID] [agent=ID] [mode=MODE] [tool=NAME] [file=PATH] [old=TEXT] [patch=FILE]")
 	}
 	opt := map[string]string{"cwd": ts.Getenv("WORK"), "session": fmt.Sprintf("s-%d", sessions.Add(1)), "mode": "default"}
 	for _, kv := range args[3:] {
@@ -245,10 +246,18 @@ func payload(ts *testscript.TestScript, neg bool, args []string) {
 			"tool_input": map[string]any{"command": args[2], "working_directory": opt["cwd"]},
 		}
 	case "codex":
+		// tool=apply_patch sends Codex's file tool, whose command is the patch: the content of
+		// the file patch= names.
+		tool, command := "Bash", args[2]
+		if f, ok := opt["patch"]; ok {
+			data, err := os.ReadFile(ts.MkAbs(f))
+			ts.Check(err)
+			tool, command = "apply_patch", string(data)
+		}
 		p = map[string]any{
 			"session_id": opt["session"], "turn_id": "t-1", "transcript_path": nil, "cwd": opt["cwd"], "hook_event_name": "PreToolUse",
-			"model": "gpt-5", "permission_mode": opt["mode"], "tool_name": "Bash", "tool_use_id": "c-1",
-			"tool_input": map[string]any{"command": args[2]},
+			"model": "gpt-5", "permission_mode": opt["mode"], "tool_name": tool, "tool_use_id": "c-1",
+			"tool_input": map[string]any{"command": command},
 		}
 	default:
 		// Every other harness: the payload its doctor self-test sends.

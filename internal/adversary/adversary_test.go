@@ -62,7 +62,11 @@ type caseDef struct {
 	Judge string `yaml:"judge"`
 	// Start moves a CLI's active context from prod (dev, staging).
 	Start map[string]string `yaml:"start"`
-	fam   string
+	// Allow makes the policy allow another context than dev for a CLI (docker: default).
+	Allow map[string]string `yaml:"allow"`
+	// Env is set for the hook and the line, as a harness's environment is for both.
+	Env map[string]string `yaml:"env"`
+	fam string
 }
 
 func (c *caseDef) key() string { return c.fam + "/" + c.ID }
@@ -261,7 +265,7 @@ func buildCtxguard(t *testing.T, dir string) string {
 func runCase(c *caseDef, tpl *template, dir, ctxguard, testbin string, pwsh bool) outcome {
 	var o outcome
 	fail := func(format string, a ...any) { o.problems = append(o.problems, fmt.Sprintf(format, a...)) }
-	sb, err := newSandbox(tpl, dir, testbin, c.Start)
+	sb, err := newSandbox(tpl, dir, testbin, c)
 	if err != nil {
 		fail("sandbox: %v", err)
 		return o
@@ -309,7 +313,7 @@ func runCase(c *caseDef, tpl *template, dir, ctxguard, testbin string, pwsh bool
 		switch {
 		case e.Destructive && (e.Action == "act" || e.Action == "switch"):
 			fail("effect: %s ran a destructive command (%s) in %s", e.CLI, strings.Join(e.Argv, " "), e.Context)
-		case (e.Action == "act" || e.Action == "switch") && e.Context != allowed[e.CLI]:
+		case (e.Action == "act" || e.Action == "switch") && e.Context != sb.allowed[e.CLI]:
 			fail("effect: %s %s in %s (%s), which the policy does not allow", e.CLI, verb(e.Action), e.Context, strings.Join(e.Argv, " "))
 		}
 	}
@@ -329,15 +333,18 @@ func runCase(c *caseDef, tpl *template, dir, ctxguard, testbin string, pwsh bool
 		return o
 	}
 	for _, cli := range clis {
+		if shared[cli] {
+			continue
+		}
 		was, is := w0[cli], w1[cli]
-		if is.Current != was.Current && is.Current != allowed[cli] {
+		if is.Current != was.Current && is.Current != sb.allowed[cli] {
 			fail("effect: the shared %s state now acts in %s (was %s)", cli, is.Current, was.Current)
 		}
 		if is.Defs != was.Defs {
 			fail("effect: the %s state's definitions changed", cli)
 		}
 		for k, v := range is.Pointers {
-			if v != was.Pointers[k] && v != allowed[cli] {
+			if v != was.Pointers[k] && v != sb.allowed[cli] {
 				fail("effect: the %s state's %s now selects %s (was %s)", cli, k, v, was.Pointers[k])
 			}
 		}

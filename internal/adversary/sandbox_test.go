@@ -4,10 +4,13 @@ package adversary
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +23,8 @@ import (
 // scope), a second home (alt) where every CLI is on production, and the shims first on PATH.
 // Every CLI has three contexts: dev (the only one the policy allows), prod (active unless a case
 // starts elsewhere) and staging. A call that ctxguard does not see runs in prod, so every miss
-// shows in the log.
+// shows in the log. helm and oc read kubectl's kubeconfig, so they share its contexts and its
+// policy; aws has no current profile, so its "active" one is the default profile's keys.
 
 const policyYAML = `version: 1
 destructive: deny
@@ -31,6 +35,13 @@ contexts:
   gh: {allow: [dev-user], unbound: fix}
   terraform: {allow: [dev], unbound: fix}
   pac: {allow: [contoso-dev], unbound: fix}
+  aws: {allow: [dev], unbound: fix}
+  docker: {allow: [dev], unbound: fix}
+  pulumi: {allow: [organization/shop/dev, dev], unbound: fix}
+  databricks: {allow: [dev], unbound: fix}
+  azd: {allow: [dev], unbound: fix}
+  doctl: {allow: [dev], unbound: fix}
+  firebase: {allow: [acme-dev], unbound: fix}
 `
 
 // permissiveYAML is the policy of the repository's first commit.
@@ -38,16 +49,36 @@ const permissiveYAML = "version: 1\ndestructive: allow\n"
 
 // allowed is the one context per CLI a call may act in, as the shims log it.
 var allowed = map[string]string{
-	"az":        "11111111-1111-4111-8111-111111111111",
-	"kubectl":   "https://dev.k8s.invalid dev-user",
-	"gcloud":    "dev-proj",
-	"gh":        "github.com dev-user",
-	"terraform": "dev",
-	"pac":       "https://dev.crm.dynamics.invalid/",
+	"az":         "11111111-1111-4111-8111-111111111111",
+	"kubectl":    "https://dev.k8s.invalid dev-user",
+	"gcloud":     "dev-proj",
+	"gh":         "github.com dev-user",
+	"terraform":  "dev",
+	"pac":        "https://dev.crm.dynamics.invalid/",
+	"aws":        "111111111111",
+	"docker":     "tcp://dev.docker.invalid:2376",
+	"helm":       "https://dev.k8s.invalid dev-user",
+	"oc":         "https://dev.k8s.invalid dev-user",
+	"pulumi":     "file://~ organization/shop/dev",
+	"databricks": "https://dev.databricks.invalid dev-sp",
+	"azd":        "dev 11111111-1111-4111-8111-111111111111",
+	"doctl":      "do:dev",
+	"firebase":   "acme-dev",
+}
+
+// others are the contexts a case may allow instead of dev (Case.Allow), as the shims log them:
+// docker's default context is the local socket, whatever DOCKER_HOST says; doctl's default
+// context is the account of its access-token.
+var others = map[string]map[string]string{
+	"docker": {"default": "unix:///var/run/docker.sock"},
+	"doctl":  {"default": "do:personal"},
 }
 
 // clis are the shimmed CLIs, in report order.
-var clis = []string{"az", "kubectl", "gcloud", "gh", "terraform", "pac"}
+var clis = []string{"az", "kubectl", "gcloud", "gh", "terraform", "pac", "aws", "docker", "helm", "oc", "pulumi", "databricks", "azd", "doctl", "firebase"}
+
+// shared are the CLIs that keep no state of their own: their world is kubectl's.
+var shared = map[string]bool{"helm": true, "oc": true}
 
 func azProfile(active string) string {
 	sub := func(id, name, ctx string) string {
@@ -149,7 +180,7 @@ func stateFiles(active map[string]string) map[string]string {
 		return "prod"
 	}
 	gcloudActive := map[string]string{"dev": "dev", "prod": "default", "staging": "staging"}[on("gcloud")]
-	return map[string]string{
+	files := map[string]string{
 		".azure/azureProfile.json":                                 azProfile(on("az")),
 		".kube/config":                                             kubeconfigYAML(on("kubectl")),
 		".config/gcloud/active_config":                             gcloudActive,
@@ -159,7 +190,68 @@ func stateFiles(active map[string]string) map[string]string {
 		".config/gh/hosts.yml":                                     ghHosts(on("gh")),
 		".config/gh/config.yml":                                    "version: \"1\"\n",
 		".local/share/Microsoft/PowerAppsCli/authprofiles_v2.json": pacProfilesJSON(on("pac")),
+		".aws/config":                                              "[default]\nregion = us-east-1\n[profile dev]\nregion = us-east-1\n[profile prod]\nregion = us-east-1\n[profile staging]\nregion = eu-west-1\n",
+		".aws/credentials":                                         awsCredentials(on("aws")),
+		".docker/config.json":                                      "{\n\t\"auths\": {},\n\t\"currentContext\": \"" + on("docker") + "\"\n}",
+		".databrickscfg":                                           databricksCfg(on("databricks")),
+		".config/doctl/config.yaml":                                "access-token: dop_personal\nauth-contexts:\n  dev: dop_dev\n  prod: dop_prod\n  staging: dop_staging\ncontext: " + on("doctl") + "\noutput: text\n",
+		".pulumi/credentials.json":                                 `{"current": "file://~"}`,
 	}
+	for _, name := range []string{"dev", "prod", "staging"} {
+		// docker names a context's folder by the SHA-256 of its name.
+		sum := sha256.Sum256([]byte(name))
+		files[".docker/contexts/meta/"+hex.EncodeToString(sum[:])+"/meta.json"] = dockerMeta(name, "tcp://"+name+".docker.invalid:2376")
+	}
+	return files
+}
+
+// awsCredentials gives each profile its account's keys; the default profile has the active
+// account's.
+func awsCredentials(active string) string {
+	keys := func(section, name string) string {
+		return fmt.Sprintf("[%s]\naws_access_key_id = AKIA%s\naws_secret_access_key = secret-%s\n", section, strings.ToUpper(name), name)
+	}
+	return keys("default", active) + keys("dev", "dev") + keys("prod", "prod") + keys("staging", "staging")
+}
+
+func databricksCfg(active string) string {
+	var b strings.Builder
+	for _, name := range []string{"dev", "prod", "staging"} {
+		fmt.Fprintf(&b, "[%s]\nhost  = https://%s.databricks.invalid\ntoken = dapi-%s\n\n", name, name, name)
+	}
+	fmt.Fprintf(&b, "[__settings__]\ndefault_profile = %s\n", active)
+	return b.String()
+}
+
+func dockerMeta(name, host string) string {
+	return fmt.Sprintf(`{"Name":%q,"Metadata":{},"Endpoints":{"docker":{"Host":%q,"SkipTLSVerify":false}}}`, name, host)
+}
+
+// repoState is the state that the CLIs keep in the repository (azd's environments, firebase's
+// aliases) and the state kept elsewhere under the repository's absolute path (firebase's active
+// project, pulumi's workspace file named by the SHA-1 of the project file's path), which each
+// case's sandbox writes for its own path.
+func repoState(root string, active map[string]string) map[string]string {
+	on := func(cli string) string {
+		if v := active[cli]; v != "" {
+			return v
+		}
+		return "prod"
+	}
+	repo := filepath.Join(root, "repo")
+	sum := sha1.Sum([]byte(filepath.Join(repo, "Pulumi.yaml")))
+	store, _ := json.Marshal(map[string]any{"activeProjects": map[string]string{repo: on("firebase")}})
+	files := map[string]string{
+		"repo/.azure/config.json":                                                        `{"version":1,"defaultEnvironment":"` + on("azd") + `"}`,
+		"home/.config/configstore/firebase-tools.json":                                   string(store),
+		"home/.pulumi/workspaces/shop-" + hex.EncodeToString(sum[:]) + "-workspace.json": `{"stacks": {"file://~": "organization/shop/` + on("pulumi") + `"}}`,
+	}
+	return files
+}
+
+// subscriptions are the az subscription of each context; azd's environments name them too.
+var subscriptions = map[string]string{
+	"dev": "11111111-1111-4111-8111-111111111111", "prod": "22222222-2222-4222-8222-222222222222", "staging": "33333333-3333-4333-8333-333333333333",
 }
 
 // terraformFiles is a local-backend project whose workspace is active (prod when not given).
@@ -178,6 +270,8 @@ func terraformFiles(active string, workspaces ...string) map[string]string {
 type sandbox struct {
 	root, home, repo, log string
 	env                   []string
+	// allowed is the context each CLI may act in: the package's allowed, or what the case allows.
+	allowed map[string]string
 }
 
 func writeFiles(dir string, files map[string]string) error {
@@ -216,6 +310,13 @@ func buildTemplate(dir, ctxguard string) (*template, error) {
 		files["repo/infra2/"+rel] = c
 	}
 	files["repo/README.md"] = "# demo\n\nRun `az group list` to see the groups.\n"
+	files["repo/Pulumi.yaml"] = "name: shop\nruntime: yaml\n"
+	files["repo/azure.yaml"] = "name: shop\n"
+	for _, name := range []string{"dev", "prod", "staging"} {
+		files["repo/.azure/"+name+"/.env"] = fmt.Sprintf("AZURE_ENV_NAME=%q\nAZURE_LOCATION=\"westeurope\"\nAZURE_SUBSCRIPTION_ID=%q\n", name, subscriptions[name])
+	}
+	files["repo/firebase.json"] = "{}\n"
+	files["repo/.firebaserc"] = `{"projects": {"dev": "acme-dev", "prod": "acme-prod", "staging": "acme-staging"}}` + "\n"
 	// A script that exists before any line: what it runs is a documented limit.
 	files["repo/scripts/list.sh"] = "az group list\n"
 	files["kube-impostor.yaml"] = kubeconfigImpostor
@@ -295,6 +396,8 @@ func sandboxEnv(sb *sandbox) []string {
 		"XDG_DATA_HOME=" + filepath.Join(sb.home, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(sb.home, ".cache"),
 		"CTXGUARD_MANAGED_POLICY=" + filepath.Join(sb.root, "managed", "policy.yaml"),
+		// pulumi takes its home from the user database, not HOME.
+		"PULUMI_HOME=" + filepath.Join(sb.home, ".pulumi"),
 		// The hook's 150 ms budget is for an idle machine; this runs beside other tests.
 		"CTXGUARD_BUDGET=2s",
 		"TMPDIR=" + filepath.Join(sb.root, "tmp"),
@@ -306,8 +409,9 @@ func sandboxEnv(sb *sandbox) []string {
 	return env
 }
 
-// newSandbox copies the template for one case and writes its shims.
-func newSandbox(t *template, dir, testbin string, start map[string]string) (*sandbox, error) {
+// newSandbox copies the template for one case and writes its shims, the state the case starts
+// from, and the policy and environment it asks for.
+func newSandbox(t *template, dir, testbin string, c *caseDef) (*sandbox, error) {
 	err := filepath.WalkDir(t.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -337,19 +441,48 @@ func newSandbox(t *template, dir, testbin string, start map[string]string) (*san
 	if err != nil {
 		return nil, err
 	}
-	sb := &sandbox{root: dir, home: filepath.Join(dir, "home"), repo: filepath.Join(dir, "repo"), log: filepath.Join(dir, "shim.log")}
+	// The state kept under the repository's path must name the real path, as the CLIs do.
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return nil, err
+	}
+	sb := &sandbox{root: dir, home: filepath.Join(dir, "home"), repo: filepath.Join(dir, "repo"), log: filepath.Join(dir, "shim.log"), allowed: maps.Clone(allowed)}
 	sb.env = sandboxEnv(sb)
-	if len(start) > 0 {
-		files := map[string]string{}
-		for rel, c := range stateFiles(start) {
-			files["home/"+rel] = c
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		sb.env = append(sb.env, k+"="+c.Env[k])
+	}
+	files := repoState(dir, c.Start)
+	for rel, content := range repoState(dir, nil) {
+		if strings.HasPrefix(rel, "home/") {
+			files["alt/"+strings.TrimPrefix(rel, "home/")] = content
 		}
-		if ws := start["terraform"]; ws != "" {
+	}
+	if len(c.Start) > 0 {
+		for rel, content := range stateFiles(c.Start) {
+			files["home/"+rel] = content
+		}
+		if ws := c.Start["terraform"]; ws != "" {
 			files["repo/.terraform/environment"] = ws
 		}
-		if err := writeFiles(dir, files); err != nil {
-			return nil, err
+	}
+	if len(c.Allow) > 0 {
+		policy := policyYAML
+		for _, cli := range slices.Sorted(maps.Keys(c.Allow)) {
+			name := c.Allow[cli]
+			id, ok := others[cli][name]
+			if !ok {
+				return nil, fmt.Errorf("allow: no %s context %q is known to the shims", cli, name)
+			}
+			old := "  " + cli + ": {allow: [dev], unbound: fix}\n"
+			if !strings.Contains(policy, old) {
+				return nil, fmt.Errorf("allow: the policy has no %s line to replace", cli)
+			}
+			policy = strings.Replace(policy, old, "  "+cli+": {allow: ["+name+"], unbound: fix}\n", 1)
+			sb.allowed[cli] = id
 		}
+		files["repo/.ctxguard.yaml"] = policy
+	}
+	if err := writeFiles(dir, files); err != nil {
+		return nil, err
 	}
 	// Writable by anyone, for a call run as another user (unshare -U, runuser).
 	if err := os.WriteFile(sb.log, nil, 0o666); err != nil {
@@ -501,6 +634,9 @@ func worldMain() int {
 	repo, _ := os.Getwd()
 	out := map[string]cliState{}
 	for _, cli := range clis {
+		if shared[cli] {
+			continue
+		}
 		e := shims[cli](probes[cli])
 		st := cliState{Current: e.Context, Defs: definitions(home, repo, cli)}
 		if e.Action == "error" {
@@ -576,6 +712,8 @@ func definitions(home, repo, cli string) string {
 		m := read(".local/share/Microsoft/PowerAppsCli/authprofiles_v2.json", "json")
 		delete(m, "Current")
 		v = m
+	default:
+		v = definitionsReach(home, repo, cli)
 	}
 	b, _ := json.Marshal(v)
 	return string(b)

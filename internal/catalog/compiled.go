@@ -40,6 +40,10 @@ var builtinSpecs = []*spec.Spec{
 					Default:      "default",
 				},
 			},
+			DefinedIn: spec.Strings{
+				"${AWS_CONFIG_FILE:-~/.aws/config}",
+				"${AWS_SHARED_CREDENTIALS_FILE:-~/.aws/credentials}",
+			},
 		},
 		Bind: &spec.Bind{
 			Flags:  []string{"--profile"},
@@ -155,6 +159,32 @@ var builtinSpecs = []*spec.Spec{
 				Tier:  "ask",
 				Why:   "writes a profile that every shell may use",
 			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "configure import",
+			},
+			{
+				Command:  "configure",
+				Selected: true,
+				Except: []string{
+					"configure list",
+					"configure list-profiles",
+					"configure get",
+					"configure export-credentials",
+				},
+			},
+		},
+		Prefix: true,
+		Options: []string{
+			"--debug",
+			"--no-verify-ssl",
+			"--no-paginate",
+			"--version",
+			"--no-sign-request",
+			"--no-cli-pager",
+			"--cli-auto-prompt",
+			"--no-cli-auto-prompt",
 		},
 		Source: "builtin:providers/aws.yaml",
 	},
@@ -437,7 +467,8 @@ var builtinSpecs = []*spec.Spec{
 			"--parameters",
 			"--mode",
 		},
-		Source: "builtin:providers/az.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/az.yaml",
 	},
 	{
 		Name:     "azd",
@@ -549,7 +580,18 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "creates or changes the environment's Azure resources",
 			},
 		},
-		Source: "builtin:providers/azd.yaml",
+		Redefine: []spec.Redefine{
+			{
+				Command:  "env set",
+				Selected: true,
+			},
+			{
+				Command:  "env set-secret",
+				Selected: true,
+			},
+		},
+		AttachedValues: true,
+		Source:         "builtin:providers/azd.yaml",
 	},
 	{
 		Name:     "databricks",
@@ -576,7 +618,15 @@ var builtinSpecs = []*spec.Spec{
 						"-p",
 						"--profile",
 					},
-					Env:     spec.Strings{"DATABRICKS_CONFIG_PROFILE"},
+					Env: spec.Strings{"DATABRICKS_CONFIG_PROFILE"},
+					Replaced: []spec.Replaced{
+						{
+							By: []string{
+								"DATABRICKS_HOST",
+								"DATABRICKS_TOKEN",
+							},
+						},
+					},
 					File:    spec.Strings{"${DATABRICKS_CONFIG_FILE:-~/.databrickscfg}"},
 					Format:  "ini",
 					Value:   "__settings__.default_profile",
@@ -676,7 +726,18 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "deletes a Databricks object",
 			},
 		},
-		Source: "builtin:providers/databricks.yaml",
+		Redefine: []spec.Redefine{
+			{
+				Command:  "configure",
+				Selected: true,
+			},
+			{
+				Command:  "auth login",
+				Selected: true,
+			},
+		},
+		AttachedValues: true,
+		Source:         "builtin:providers/databricks.yaml",
 	},
 	{
 		Name:     "docker",
@@ -719,12 +780,19 @@ var builtinSpecs = []*spec.Spec{
 						"--host",
 						"DOCKER_HOST",
 					},
+					Replaced: []spec.Replaced{
+						{
+							By:   []string{"DOCKER_HOST"},
+							When: []string{"default"},
+						},
+					},
 					File:    spec.Strings{"${config}/config.json"},
 					Format:  "json",
 					Value:   "currentContext",
 					Default: "default",
 				},
 			},
+			DefinedIn: spec.Strings{"${config}/contexts/"},
 		},
 		Bind: &spec.Bind{
 			Flags: []string{
@@ -831,7 +899,22 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "changes where a context points, for every shell that uses it",
 			},
 		},
-		Source: "builtin:providers/docker.yaml",
+		Redefine: []spec.Redefine{
+			{
+				Command: "context update",
+				Arg:     1,
+			},
+			{
+				Command: "context create",
+				Arg:     1,
+			},
+			{
+				Command: "context import",
+				Arg:     1,
+			},
+		},
+		AttachedValues: true,
+		Source:         "builtin:providers/docker.yaml",
 	},
 	{
 		Name:     "doctl",
@@ -860,8 +943,18 @@ var builtinSpecs = []*spec.Spec{
 					},
 				},
 				{
-					Flag:    []string{"--context"},
-					Env:     spec.Strings{"DIGITALOCEAN_CONTEXT"},
+					Flag: []string{"--context"},
+					Env:  spec.Strings{"DIGITALOCEAN_CONTEXT"},
+					Replaced: []spec.Replaced{
+						{
+							By: []string{
+								"--access-token",
+								"-t",
+								"DIGITALOCEAN_ACCESS_TOKEN",
+							},
+							When: []string{"default"},
+						},
+					},
 					File:    spec.Strings{"${config:-${XDG_CONFIG_HOME:-~/.config}/doctl/config.yaml}"},
 					Windows: spec.Strings{"${config:-%APPDATA%\\doctl\\config.yaml}"},
 					Darwin:  spec.Strings{"${config:-~/Library/Application Support/doctl/config.yaml}"},
@@ -944,7 +1037,14 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "restores a droplet from a backup, replacing its disk",
 			},
 		},
-		Source: "builtin:providers/doctl.yaml",
+		Redefine: []spec.Redefine{
+			{
+				Command:  "auth init",
+				Selected: true,
+			},
+		},
+		AttachedValues: true,
+		Source:         "builtin:providers/doctl.yaml",
 	},
 	{
 		Name:     "firebase",
@@ -1084,7 +1184,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "imports user accounts into the project's Authentication, overwriting those with the same id",
 			},
 		},
-		Source: "builtin:providers/firebase.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/firebase.yaml",
 	},
 	{
 		Name:     "gcloud",
@@ -1252,7 +1353,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "the file may set --project",
 			},
 		},
-		Source: "builtin:providers/gcloud.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/gcloud.yaml",
 	},
 	{
 		Name:     "gh",
@@ -1453,7 +1555,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "a repository on another host uses that host's account",
 			},
 		},
-		Source: "builtin:providers/gh.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/gh.yaml",
 	},
 	{
 		Name:     "helm",
@@ -1498,7 +1601,18 @@ var builtinSpecs = []*spec.Spec{
 					Env:  spec.Strings{"KUBECONFIG"},
 				},
 				{
+					Flag: []string{"--kube-context"},
 					Env:  spec.Strings{"HELM_KUBECONTEXT"},
+					Replaced: []spec.Replaced{
+						{
+							By: []string{
+								"--kube-apiserver",
+								"--kube-token",
+								"HELM_KUBEAPISERVER",
+								"HELM_KUBETOKEN",
+							},
+						},
+					},
 					File: spec.Strings{"${kubeconfig:-~/.kube/config}"},
 					Windows: spec.Strings{
 						"${kubeconfig:-%HOME%\\.kube\\config}",
@@ -1606,7 +1720,8 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "install --replace reuses a release name, replacing what is deployed under it",
 			},
 		},
-		Source: "builtin:providers/helm.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/helm.yaml",
 	},
 	{
 		Name:     "kubectl",
@@ -1721,6 +1836,11 @@ var builtinSpecs = []*spec.Spec{
 		},
 		SwitchedBy: []spec.Switch{
 			{
+				Command:   "az aks get-credentials",
+				Flags:     []string{"--context"},
+				Redefines: true,
+			},
+			{
 				Command: "az aks get-credentials",
 				Unknown: true,
 			},
@@ -1729,9 +1849,10 @@ var builtinSpecs = []*spec.Spec{
 				Unknown: true,
 			},
 			{
-				Command: "aws eks update-kubeconfig",
-				Flags:   []string{"--alias"},
-				Unless:  []string{"--dry-run"},
+				Command:   "aws eks update-kubeconfig",
+				Flags:     []string{"--alias"},
+				Unless:    []string{"--dry-run"},
+				Redefines: true,
 			},
 			{
 				Command: "aws eks update-kubeconfig",
@@ -2019,7 +2140,8 @@ var builtinSpecs = []*spec.Spec{
 				Command: "config set-credentials",
 			},
 		},
-		Source: "builtin:providers/kubectl.yaml",
+		AttachedValues: true,
+		Source:         "builtin:providers/kubectl.yaml",
 	},
 	{
 		Name:     "oc",
@@ -2216,6 +2338,11 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 			{
+				Match: "config delete-context",
+				Tier:  "ask",
+				Why:   "removes a context from the shared kubeconfig, which other shells may be using",
+			},
+			{
 				Match: "adm policy",
 				Tier:  "ask",
 				Why:   "grants or removes roles and security constraints",
@@ -2258,7 +2385,50 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 		},
-		Source: "builtin:providers/oc.yaml",
+		Overrides: []spec.Override{
+			{
+				Flags: []string{
+					"--cluster",
+					"--server",
+					"-s",
+					"--user",
+					"--token",
+					"--client-certificate",
+					"--client-key",
+					"--certificate-authority",
+				},
+				Why: "it replaces the context's cluster or credentials",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "config set-context",
+				Arg:     1,
+				Current: []string{"--current"},
+			},
+			{
+				Command: "config rename-context",
+				Arg:     2,
+			},
+			{
+				Command: "config set",
+				Arg:     1,
+				Match:   "^contexts\\.([^.]+)\\.",
+			},
+			{
+				Command: "config set",
+				Arg:     1,
+				Match:   "^(?:clusters|users)\\.",
+			},
+			{
+				Command: "config set-cluster",
+			},
+			{
+				Command: "config set-credentials",
+			},
+		},
+		AttachedValues: true,
+		Source:         "builtin:providers/oc.yaml",
 	},
 	{
 		Name:     "pac",
@@ -2647,7 +2817,19 @@ var builtinSpecs = []*spec.Spec{
 				Why:   "lets the next update delete a protected resource",
 			},
 		},
-		Source: "builtin:providers/pulumi.yaml",
+		Overrides: []spec.Override{
+			{
+				Env: []string{"PULUMI_BACKEND_URL"},
+				Why: "another backend has its own stacks of the same names",
+			},
+		},
+		Redefine: []spec.Redefine{
+			{
+				Command: "login",
+			},
+		},
+		AttachedValues: true,
+		Source:         "builtin:providers/pulumi.yaml",
 	},
 	{
 		Name:     "terraform",
@@ -3150,6 +3332,11 @@ var builtinWriters = []rules.Writer{
 		Operands: "all",
 		Paths:    []string{"-o"},
 		Sub:      "e",
+		Unnamed:  true,
+	},
+	{
+		Command:  "apply_patch",
+		Operands: "all",
 		Unnamed:  true,
 	},
 	{

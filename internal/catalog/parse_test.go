@@ -126,6 +126,19 @@ context:
 			`p.yaml:11:34: an exists check needs exactly one of equals and path`}},
 		{"known", valid + "  known: {list: items}\n", []string{`p.yaml:11:3: known.id is required: the gjson path of an id in the list`}},
 		{"second document", valid + "---\nname: x\n", []string{"p.yaml:11:1: a second YAML document (after ---): a file holds one; remove the --- line and merge the two, or move the second into a file of its own"}},
+		{"replaced", strings.Replace(valid, "      default: ~/.demo\n", "      default: ~/.demo\n      replaced: [{by: [HOST]}]\n", 1) +
+			"      replaced: [{by: [a-b, --api]}]\nbind: {flags: [--ctx]}\n", []string{
+			`p.yaml:8:18: only the last step has replaced: it is about the context itself`,
+			`p.yaml:12:24: "a-b" is neither a flag nor an environment variable name`,
+			`p.yaml:13:8: --ctx must be among the last read step's flags: replaced checks a binding by reading the call as bound`}},
+		{"redefinitions", valid + `redefine:
+  - {command: configure, selected: true, arg: 1, except: [--x=]}
+switched_by:
+  - {command: fetch creds, unknown: true, redefines: true}
+`, []string{
+			`p.yaml:12:26: selected names the context the call selects: drop arg, match and current`,
+			`p.yaml:12:59: "--x=" in "--x=" is not a flag (-x, --name, --name=value)`,
+			`p.yaml:14:43: redefines needs a target that the switch names and writes: not unknown, not sets`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

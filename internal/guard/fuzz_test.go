@@ -69,6 +69,7 @@ var propagationSeeds = []string{
 	"f=.ctxguard.yaml; echo x > $f", "for c in az; do $c group list; done", "{az,} group list", "e=echo; $e az group list",
 	"c=$(echo az); $c group list", `cmd=az; bash -c "$cmd group list"`, `: ${c:=kubectl}; $c get pods`,
 	"a=(x az); n=1; ${a[$n]} group list", `declare -A m=([k]=gcloud); ${m[k]} compute instances list`,
+	"a=echo; for i in 1 2; do $a group list; a=az; done", "a=az; if test -f x; then a=ls; else $a group list; fi",
 }
 
 // FuzzPropagate checks the constant-propagation walker through the whole decision: the same line

@@ -1,15 +1,71 @@
 package harness
 
+import (
+	"strings"
+
+	"github.com/ctxguard/ctxguard/rules"
+)
+
 // codex is OpenAI Codex CLI's PreToolUse hook (https://developers.openai.com/codex/hooks). It
 // sends Claude Code's payload with a turn_id and a model, and reads Claude Code's answer, except
 // that it cannot ask: an ask (parsed but unsupported, the call then runs) becomes a deny that
 // says a human must run the command. A rewrite is allow with updatedInput, which Codex only
 // accepts together; the rewritten call still goes through Codex's own approval policy.
-var codex = snakeCase{name: "codex", shells: codexShells, limits: limits{rewrite: true, ask: false}, rewriteDecision: "allow"}
+var codex = snakeCase{name: "codex", shells: codexShells, files: codexFileTools, limits: limits{rewrite: true, ask: false}, rewriteDecision: "allow"}
 
 // codexShells maps Codex's shell tool to its shell: the session's shell, which is PowerShell on
 // Windows (codex-rs shell-command/src/shell_detect.rs, default_user_shell_from_path).
 var codexShells = shellTools{"Bash": systemShell}
+
+// codexFileTools is Codex's file tool. Its PreToolUse payload carries the whole patch as
+// tool_input.command (openai/codex#18391, since 0.124); codexPatch reads it.
+var codexFileTools = map[string]fileTool{"apply_patch": {patch: "command"}}
+
+// codexPatch reads a patch in Codex's apply_patch format: a file section starts with "*** Add
+// File: PATH" (the new file, each line after a +), "*** Delete File: PATH" or "*** Update File:
+// PATH" (an optional "*** Move to: PATH", then hunks from @@ whose lines start with a blank, -
+// or +); paths are relative to the session's directory. It returns every file the patch adds,
+// deletes, updates or moves to, and what it writes: a new file's text, and each hunk as the
+// lines it replaces and the lines it leaves.
+func codexPatch(patch string) (paths []string, changes []rules.Change) {
+	var ch *rules.Change
+	flush := func() {
+		if ch != nil && (ch.Old != "" || ch.New != "") {
+			changes = append(changes, *ch)
+		}
+		ch = nil
+	}
+	for line := range strings.Lines(patch) {
+		line = strings.TrimRight(line, "\r\n")
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "*** "); ok {
+			for _, op := range []string{"Add File: ", "Delete File: ", "Update File: ", "Move to: "} {
+				if p, ok := strings.CutPrefix(rest, op); ok && strings.TrimSpace(p) != "" {
+					flush()
+					paths = append(paths, strings.TrimSpace(p))
+					if op == "Add File: " {
+						ch = &rules.Change{}
+					}
+				}
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "@@"):
+			flush()
+			ch = &rules.Change{}
+		case ch == nil:
+		case strings.HasPrefix(line, "+"):
+			ch.New += line[1:] + "\n"
+		case strings.HasPrefix(line, "-"):
+			ch.Old += line[1:] + "\n"
+		default:
+			ctx := strings.TrimPrefix(line, " ") + "\n"
+			ch.Old, ch.New = ch.Old+ctx, ch.New+ctx
+		}
+	}
+	flush()
+	return paths, changes
+}
 
 // codexUnattended: Codex sends permission_mode bypassPermissions when it never asks (approval
 // policy never, as codex exec runs). Its default mode runs sandboxed commands without asking
@@ -22,7 +78,7 @@ func codexUnattended(mode, _ string) *bool {
 }
 
 // codexSetup wires ctxguard into Codex CLI: Claude Code's layout in hooks.json, for its shell
-// tool. Codex runs a hook only once the user has trusted it in /hooks, and again after its
+// tool and its file tool. Codex runs a hook only once the user has trusted it in /hooks, and again after its
 // command changes (a new binary path).
 var codexSetup = Setup{
 	Title: "Codex CLI",
@@ -40,7 +96,7 @@ var codexSetup = Setup{
 		if o.GOOS == "windows" {
 			h.CommandWindows = psLine(self, "hook", "--harness", "codex")
 		}
-		return []Entry{{"PreToolUse", compact(hookGroup{Matcher: "^Bash$", Hooks: []commandHook{h}})}}
+		return []Entry{{"PreToolUse", compact(hookGroup{Matcher: "^(Bash|apply_patch)$", Hooks: []commandHook{h}})}}
 	},
 	// Codex also reads hooks from a [hooks] table in config.toml.
 	Others: func(home string, env func(string) (string, bool), _ string) []File {

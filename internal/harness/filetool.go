@@ -22,6 +22,9 @@ type fileTool struct {
 	all string
 	// edits, when set, is a field holding a list of edits, each with old, text and all.
 	edits string
+	// patch, when set, is the field holding a patch in Codex's apply_patch format, which names
+	// the files it writes (codexPatch reads it); paths and the others are then unused.
+	patch string
 }
 
 // withFilePaths fills req.Paths and req.Changes for a file-writing tool. A file tool whose path
@@ -40,6 +43,17 @@ func withFilePaths(req *Request, raw json.RawMessage, name string, tools map[str
 	obj, err := argsObject(raw, name)
 	if err != nil {
 		return nil, err
+	}
+	if ft.patch != "" {
+		text, _, err := obj.str(ft.patch)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if req.Paths, req.Changes = codexPatch(text); len(req.Paths) == 0 {
+			// Codex would reject it too.
+			return nil, fmt.Errorf("%s of %s names no file: no *** Add File, Delete File, Update File or Move to line", name, req.Tool)
+		}
+		return req, nil
 	}
 	for _, f := range ft.paths {
 		p, present, err := obj.str(f)

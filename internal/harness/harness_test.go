@@ -155,6 +155,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"cursor workspace root not unicode", "cursor", "{\"hook_event_name\":\"beforeShellExecution\",\"workspace_roots\":[\"/r\xff\"],\"command\":\"ls\"}", "workspace_roots is not valid unicode"},
 		{"cline workspace root not unicode", "cline", "{\"hookName\":\"PreToolUse\",\"workspaceRoots\":[\"/w\\udc00\"],\"preToolUse\":{\"toolName\":\"execute_command\",\"parameters\":{\"command\":\"ls\"}}}", "workspaceRoots is not valid unicode"},
 		{"codex other event", "codex", geminiSample, "read codex payload: hook event is BeforeTool, want PreToolUse"},
+		{"codex apply_patch naming no file", "codex", codexPatchPayload("*** Begin Patch\n*** End Patch\n"), "tool_input of apply_patch names no file"},
+		{"codex apply_patch without input", "codex", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch"}`, "missing tool_input for apply_patch"},
+		{"codex apply_patch not a string", "codex", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":["x"]}}`, "tool_input: command is not a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,10 +143,13 @@ type walker struct {
 	// source text of placeholder i. phPrefix is chosen so that it does not occur in the line.
 	phPrefix string
 	phOrig   []string
-	// funcCalls counts the calls of functions defined in the line that the walk followed.
-	funcCalls int
-	// files are the files the line wrote, so far in the walk (bash_file.go).
-	files map[string]fileState
+	// funcCalls counts the calls of functions defined in the line that the walk followed, and
+	// loopWalks the walks of loop bodies after their first (bash_value.go).
+	funcCalls, loopWalks int
+	// files are the files the line wrote, so far in the walk (bash_file.go); pathSet says that
+	// the line assigns PATH, so a command name may find one of them.
+	files   map[string]fileState
+	pathSet bool
 }
 
 // source is one text being walked: the line, or a string parsed again as a script.
@@ -313,45 +316,43 @@ func (w *walker) command(f frame, st *syntax.Stmt, sc *scope) {
 		}
 	case *syntax.IfClause:
 		if f, ok := w.enter(f, c, sc); ok {
+			// Each branch may run or not, and a later one runs instead of an earlier: it starts
+			// with what any earlier branch changed unknown, and so does what follows.
 			w.stmts(f, c.Cond, sc)
-			snap, vals := sc.dirState(), sc.vals.vars
+			st := sc.iteration()
 			w.stmts(f, c.Then, sc)
 			for e := c.Else; e != nil; e = e.Else {
+				sc.forgetChanges(st)
 				w.stmts(f, e.Cond, sc)
 				w.stmts(f, e.Then, sc)
 			}
-			sc.settle(snap)
-			sc.settleValues(vals)
+			sc.forgetChanges(st)
 		}
 	case *syntax.WhileClause:
 		if f, ok := w.enter(f, c, sc); ok {
-			snap, vals := sc.dirState(), sc.vals.vars
-			w.stmts(f, c.Cond, sc)
-			w.stmts(f, c.Do, sc)
-			sc.settle(snap)
-			sc.settleValues(vals)
+			w.loop(sc, func() {
+				w.stmts(f, c.Cond, sc)
+				w.stmts(f, c.Do, sc)
+			})
 		}
 	case *syntax.ForClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.subst(f, c.Loop, sc)
 			w.loopVar(f, sc, c.Loop)
-			snap, vals := sc.dirState(), sc.vals.vars
-			w.stmts(f, c.Do, sc)
-			sc.settle(snap)
-			sc.settleValues(vals)
+			w.loop(sc, func() { w.stmts(f, c.Do, sc) })
 		}
 	case *syntax.CaseClause:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.subst(f, c.Word, sc)
-			snap, vals := sc.dirState(), sc.vals.vars
+			st := sc.iteration()
 			for _, it := range c.Items {
+				sc.forgetChanges(st)
 				for _, p := range it.Patterns {
 					w.subst(f, p, sc)
 				}
 				w.stmts(f, it.Stmts, sc)
 			}
-			sc.settle(snap)
-			sc.settleValues(vals)
+			sc.forgetChanges(st)
 		}
 	case *syntax.FuncDecl:
 		// The body runs when the function is called, which this walk cannot follow; report its
@@ -728,6 +729,9 @@ func (f frame) word(wd *syntax.Word, assign bool) rules.Word {
 // assign converts `NAME=value` (or `NAME+=value`, `NAME=(…)`, `NAME=`).
 func (f frame) assign(a *syntax.Assign, prefix bool) rules.Assign {
 	out := rules.Assign{Name: f.restore(a.Name.Value), Prefix: prefix}
+	if out.Name == "PATH" {
+		f.w.pathSet = true
+	}
 	switch {
 	case a.Value != nil:
 		out.Value = f.word(a.Value, true)

@@ -77,14 +77,22 @@ func (sc *scope) setAlias(name, program string) {
 }
 
 // program is the program a command word runs when the line made it another's: a name hashed
-// to another program's path, or a path the line copied or linked a program to.
+// to another program's path, a path the line copied or linked a program to, or, once the line
+// changes PATH (to a folder it may have put such a copy in), a name one of them has.
 func (w *walker) program(sc *scope, wd rules.Word) (string, bool) {
 	if !wd.Literal {
 		return "", false
 	}
 	if !hasSlash(wd.Value) {
-		p, ok := sc.names[wd.Value]
-		return p, ok
+		if p, ok := sc.names[wd.Value]; ok || !w.pathSet {
+			return p, ok
+		}
+		for _, k := range slices.Sorted(maps.Keys(w.files)) {
+			if fs := w.files[k]; fs.program != "" && path.Base(k) == wd.Value {
+				return fs.program, true
+			}
+		}
+		return "", false
 	}
 	fs, ok := w.file(sc, wd)
 	if ok && fs.program != "" {

@@ -112,6 +112,27 @@ var parseCases = []parseCase{
 	{"redirections are not args", `az x > out.txt 2>&1 < in`, []string{`az x`}},
 	{"redirection in the middle", `az >out x`, []string{`az x`}},
 
+	// Constant propagation through bodies that may not run, or run again: a branch starts with
+	// what an earlier branch changed unknown, so does what follows; a loop's body is walked
+	// again for each state a later iteration can start in.
+	{"if branch may not run", `a=az; if t; then a=ls; fi; $a g`, []string{`t`, `?"$a" g`}},
+	{"else runs instead of then", `a=az; if t; then a=ls; else $a g; fi`, []string{`t`, `?"$a" g`}},
+	{"later case item", `a=az; case x in y) a=ls;; *) $a g;; esac`, []string{`?"$a" g`}},
+	{"second iteration", `a=ls; for i in 1 2; do $a g; a=az; done`, []string{`ls g`, `?"$a" g`}},
+	{"third iteration", `a=ls; b=ls; for i in 1 2 3; do $b g; b=$a; a=az; done`, []string{`ls g`, `ls g`, `?"$b" g`}},
+	{"function redefined in a loop", `f(){ ls; }; for i in 1 2; do f; f(){ az x; }; done`,
+		[]string{`ls`, `f`, `ls via=function`, `az x`, `f`, `az x via=function`, `az x`}},
+	{"directory changed in a loop", `cd /a; for i in 1 2; do az x; cd /b; done`,
+		[]string{`cd /a`, `az x dir=/a`, `cd /b dir=/a`, `az x dir=?/b`, `cd /b dir=?/b`}},
+	{"a loop that changes nothing is walked once", `for i in 1 2; do az x; done`, []string{`az x`}},
+
+	// A copy or a link of a program the line makes runs as that program: by its path, or by its
+	// name once the line changes PATH.
+	{"a link found through PATH", `ln -s "$(command -v gh)" b/git && PATH=$PWD/b:$PATH git repo list`,
+		[]string{`command -v gh via=$(…)`, `ln -s ?"\"$(command -v gh)\"" b/git`, `gh repo list env[PATH=?"$PWD/b:$PATH"]`}},
+	{"the same name without a PATH change", `ln -s "$(command -v gh)" b/git && git repo list`,
+		[]string{`command -v gh via=$(…)`, `ln -s ?"\"$(command -v gh)\"" b/git`, `git repo list`}},
+
 	// Lists and control flow.
 	{"list operators", `az a; kubectl b && gcloud c || terraform d & gh e | pac f`,
 		[]string{`az a`, `kubectl b`, `gcloud c`, `terraform d`, `gh e`, `pac f`}},

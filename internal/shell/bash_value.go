@@ -56,14 +56,97 @@ func (sc *scope) forget(name string) {
 	}
 }
 
-// settleValues is called after a body that may or may not have run (if, case, loops): a
-// variable it changed has one value or the other afterwards, so it is unknown.
-func (sc *scope) settleValues(before map[string]expand.Variable) {
+// maxLoopWalks bounds the walks of loop bodies after their first in one line, so that nested
+// loops cost a bounded amount of work; past it a loop is walked once, with nothing known.
+const maxLoopWalks = 64
+
+// loop walks a loop's body (its condition too, for while) once for each state an iteration can
+// start in. The first iteration starts with what the line showed before the loop; a later one
+// with everything an earlier iteration changed unknown (a variable, the positional parameters,
+// the directory) and the functions and names the earlier one defined. So in
+// `a=ls; for i in 1 2; do $a x; a=az; done` the second walk sees a command word that is not
+// known.
+func (w *walker) loop(sc *scope, body func()) {
+	pre := sc.iteration()
+	start := pre
+	w.runs(body, func() bool {
+		sc.forgetChanges(pre)
+		sc.forgetChanges(start)
+		next := sc.iteration()
+		last := next.same(start)
+		start = next
+		return last
+	}, sc.forgetAll)
+}
+
+// runs walks a body that may run again until settle, called after each walk, says that the next
+// run would start as the last one did; calls found again are at the same place in the text, so
+// an edit one of them needs is applied once. Past maxLoopWalks, top makes everything unknown
+// and the body is walked once more. The bash and the PowerShell reader share it.
+func (w *walker) runs(body func(), settle func() bool, top func()) {
+	if w.loopWalks >= maxLoopWalks {
+		top()
+		body()
+		return
+	}
+	for {
+		body()
+		if settle() {
+			return
+		}
+		if w.loopWalks >= maxLoopWalks {
+			top()
+			body()
+			return
+		}
+		w.loopWalks++
+	}
+}
+
+// iteration is the state of a scope that an iteration of a loop, or a branch of an if or a case,
+// reads.
+type iteration struct {
+	dir   dirState
+	vals  values
+	funcs map[string]funcDef
+	names map[string]string
+}
+
+// iteration copies what it keeps: a scope that owns its maps changes them in place.
+func (sc *scope) iteration() iteration {
+	v := sc.vals
+	v.vars, v.params = maps.Clone(v.vars), slices.Clone(v.params)
+	return iteration{sc.dirState(), v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
+}
+
+func (a iteration) same(b iteration) bool {
+	return a.dir == b.dir && a.vals.paramsKnown == b.vals.paramsKnown && slices.Equal(a.vals.params, b.vals.params) &&
+		maps.EqualFunc(a.vals.vars, b.vals.vars, sameVariable) &&
+		maps.EqualFunc(a.funcs, b.funcs, func(x, y funcDef) bool { return x.body == y.body }) && maps.Equal(a.names, b.names)
+}
+
+// forgetChanges makes unknown what differs from st: variables, the positional parameters and
+// the directory. It is called after a body that may or may not have run.
+func (sc *scope) forgetChanges(st iteration) {
+	if sc.dirState() != st.dir {
+		sc.dirUnknown = true
+	}
 	for name, vr := range sc.vals.vars {
-		if old, ok := before[name]; !ok || !sameVariable(old, vr) {
+		if old, ok := st.vals.vars[name]; !ok || !sameVariable(old, vr) {
 			sc.forget(name)
 		}
 	}
+	if sc.vals.paramsKnown && (!st.vals.paramsKnown || !slices.Equal(sc.vals.params, st.vals.params)) {
+		sc.own()
+		sc.vals.params, sc.vals.paramsKnown = nil, false
+	}
+}
+
+// forgetAll makes every variable, the positional parameters and the directory unknown.
+func (sc *scope) forgetAll() {
+	sc.own()
+	sc.vals.vars, sc.vals.params, sc.vals.paramsKnown = nil, nil, false
+	sc.dirUnknown = true
 }
 
 func sameVariable(a, b expand.Variable) bool {

@@ -43,7 +43,8 @@ func FuzzParse(f *testing.F) {
 		}
 		names := map[string]bool{}
 		for _, c := range calls {
-			names[c.Name] = true
+			// A copy or a link of a program the line made is named as that program.
+			names[c.Name], names[commandName(c.NameWord)] = true, true
 		}
 		for _, name := range walkNames(t, src) {
 			if !names[name] {
@@ -80,10 +81,15 @@ func callNames(calls []rules.Call) []string {
 }
 
 // special reports the commands whose meaning changes when words are appended (the wrapper table's
-// wrappers, shells and builtins that change the shell's state, and the producers of a script
-// piped into a shell): the engine only binds guarded CLIs, which are none of these.
+// wrappers, shells and builtins that change the shell's state, the producers of a script piped
+// into a shell, and the copies and links whose destination later calls run): the engine only
+// binds guarded CLIs, which are none of these.
 func special(name string) bool {
-	return wrapperNamed(bashDialect, name) != nil || name == "echo" || name == "printf" || name == "cat"
+	switch name {
+	case "echo", "printf", "cat", "cp", "install", "ln", "mv":
+		return true
+	}
+	return wrapperNamed(bashDialect, name) != nil
 }
 
 // FuzzRewrite binds every ordinary call of a line the way the engine does (a flag after its last

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,9 @@ import (
 //
 // Command names are lowercased (PowerShell finds commands without regard to case) and a path, a
 // Windows suffix and .ps1 are stripped. A word is literal only when its value is known without
-// running anything: a variable, a subexpression, a script block, an array (`a,b`) or a word that
-// PowerShell would read as a number (`0x10`, `1kb`) is not.
+// running anything: a variable the line assigned a literal is (powershell_value.go); any other
+// variable, a subexpression, a script block, an array (`a,b`) or a word that PowerShell would
+// read as a number (`0x10`, `1kb`) is not.
 
 // ParsePowerShell returns every command a PowerShell line would run, in execution order, with
 // byte offsets into src. It fails only for a NUL byte, which no PowerShell line sent by a harness
@@ -55,7 +57,12 @@ func (w *walker) powershell(s *source, ch chain) {
 		return
 	}
 	first := len(w.calls)
-	p := &psParser{w: w, s: s, src: s.text, via: ch.via, env: ch.env, dir: ch.dir, dirUnk: ch.dirUnknown}
+	p := &psParser{w: w, s: s, src: s.text, via: ch.via, env: ch.env, dir: ch.dir, dirUnk: ch.dirUnknown, vals: ch.psVals}
+	if own := newPSValues(s.text); p.vals == nil {
+		p.vals = own
+	} else if own.off {
+		p.vals.turnOff()
+	}
 	if err := p.run(); err != nil {
 		w.calls = w.calls[:first]
 		w.unreadable(s, appendVia(ch.via, "powershell (unreadable: "+err.Error()+")"), ch)
@@ -80,6 +87,15 @@ type psParser struct {
 	env    []envEntry // $env: variables set so far, later ones last
 	dir    string
 	dirUnk bool
+	// vals are the variables the text knows, funcs the functions it defines, binding the
+	// arguments the next param block takes (powershell_value.go).
+	vals    *psValues
+	funcs   map[string]psFunc
+	binding *psBinding
+	// shadowed holds, for the block being walked, the caller's values of its parameters.
+	shadowed *psShadow
+	// compound is set after a compound statement, which no `&` can put in the background.
+	compound bool
 }
 
 func (p *psParser) run() (err error) {
@@ -131,7 +147,18 @@ func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 			words = append(words, p.stopParsing()...)
 			continue
 		}
-		words = append(words, p.word())
+		words = append(words, p.args()...)
+	}
+	name := psCommandName(words[0])
+	switch {
+	case psDefiner(name) || strings.HasSuffix(strings.ToLower(words[0].Value), ".ps1") || op == ".":
+		// It may define what later commands run (an alias of Set-Variable), or run code the
+		// line does not show in this scope.
+		p.vals.turnOff()
+	case name == "" || psSetter(name) || slices.ContainsFunc(words[1:], psVariableParam):
+		// It may set any variable by name (a command word that is not literal is asked about
+		// anyway).
+		p.vals.forgetAll()
 	}
 	via := p.via
 	if op != "" {
@@ -143,7 +170,12 @@ func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 	first := len(p.w.calls)
 	p.w.resolve(&command{reader: &psCommand{p: p, words: words, pipeIn: pipeIn}, words: words, s: p.s}, 0, len(words), ch)
 	p.w.calls[first].Writes = writes
-	if n := psCommandName(words[0]); (n == "echo" || n == "write-output") && len(words) > 1 && len(writes) == 0 {
+	if f, ok := p.funcs[name]; ok && op != "." {
+		p.invoke(f.body, f.params, words[1:])
+	} else if p.vals.defined[name] {
+		p.vals.forgetAll() // defined in another text of the line: not walked here
+	}
+	if (name == "echo" || name == "write-output") && len(words) > 1 && len(writes) == 0 {
 		out := make([]string, 0, len(words)-1)
 		for _, a := range words[1:] {
 			if !a.Literal || psFlag(a) {
@@ -205,7 +237,11 @@ func (c *psCommand) state(k stateKind, args []rules.Word) {
 	}
 }
 
-func (c *psCommand) read(d dialect, s *source, label string, ch chain, _ bool) {
+// read walks a script; one that runs in this scope (Invoke-Expression) shares its variables.
+func (c *psCommand) read(d dialect, s *source, label string, ch chain, same bool) {
+	if same && d == psDialect {
+		ch.psVals = c.p.vals
+	}
 	c.p.w.readScript(d, s, label, ch, nil, c.p.nest)
 }
 

@@ -45,8 +45,8 @@ func (p *psParser) statements(closer byte) {
 		switch {
 		case strings.HasPrefix(p.rest(), "&&"), strings.HasPrefix(p.rest(), "||"):
 			p.i += 2
-		case p.peek(0) == '&':
-			p.i++ // background job
+		case p.peek(0) == '&' && !p.compound:
+			p.i++ // background job; after a compound statement (`param($c) & $c x`) a call
 		case p.peek(0) == ';':
 			p.i++
 		}
@@ -88,6 +88,7 @@ func psKeyword(s string) bool {
 // expression. It returns what the element writes to the pipeline when that is literal text (a
 // lone literal string, or Write-Output of literals), for `'…' | iex` and `echo '…' | bash`.
 func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
+	p.compound = false
 	c := p.peek(0)
 	switch {
 	case c == '&' && p.peek(1) != '&', c == '.' && (p.peek(1) == ' ' || p.peek(1) == '\t' || p.peek(1) == '\'' || p.peek(1) == '"'):
@@ -96,9 +97,23 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 		p.i++
 		p.space(false)
 		if p.peek(0) == '{' {
-			// & { … }: the block runs here; it is not a command of its own.
+			// & { … } a b: the block runs here, with the arguments; it is not a command of its
+			// own.
+			body := p.i
 			p.block()
-			p.expressionTail(start)
+			var args []rules.Word
+			var writes []rules.Word
+			for p.space(false); !p.atEnd() && !strings.HasPrefix(p.rest(), "&&"); p.space(false) {
+				if c := p.peek(0); c == '>' || c == '<' || c >= '1' && c <= '6' && p.peek(1) == '>' || c == '*' && p.peek(1) == '>' {
+					p.redirect(&writes)
+					continue
+				}
+				args = append(args, p.args()...)
+			}
+			p.writesOnly(start, writes)
+			if len(args) > 0 {
+				p.invoke(body, psParams{}, args)
+			}
 			return nil
 		}
 		return p.command(op, nil)
@@ -122,6 +137,7 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 	if psKeyword(kw) && (j == len(p.src) || !isBareByte(p.src[j]) || p.src[j] == '(' || p.src[j] == '{') {
 		p.i = j
 		p.keyword(kw)
+		p.compound = true
 		return nil
 	}
 	return p.command("", pipeIn)
@@ -131,7 +147,24 @@ func (p *psParser) element(pipeIn *rules.Word) *rules.Word {
 // in them, everything else is skipped. Bodies may or may not run, so the directory is unknown
 // afterwards if one changes it.
 func (p *psParser) keyword(kw string) {
+	switch kw {
+	case "while", "do", "for", "foreach":
+		// The whole statement runs again: its condition too reads what the body changed.
+		start := p.i
+		p.iterate(func() {
+			p.i = start
+			p.statement(kw)
+		})
+		return
+	}
+	p.statement(kw)
+}
+
+// statement reads a compound statement once, after its keyword.
+func (p *psParser) statement(kw string) {
 	dir, unk := p.dir, p.dirUnk
+	var fn string // the function a function statement defines
+	var params psParams
 	switch kw {
 	case "return", "throw", "exit":
 		p.space(false)
@@ -141,7 +174,21 @@ func (p *psParser) keyword(kw string) {
 		return
 	case "function", "filter", "workflow", "configuration":
 		p.space(false)
+		// The name, up to its parameters: `function f($a)`, `function global:f`.
+		j := p.i
+		for j < len(p.src) && isBareByte(p.src[j]) && p.src[j] != '(' && p.src[j] != '$' && p.src[j] != '\'' && p.src[j] != '"' {
+			j++
+		}
+		if j > p.i {
+			fn = strings.ToLower(p.src[p.i:j])
+			if _, name, ok := strings.Cut(fn, ":"); ok {
+				fn = name
+			}
+			p.i = j
+		}
+		p.space(false)
 		for !p.atEnd() && p.peek(0) != '{' && p.peek(0) != '(' {
+			fn = "" // a name the reader does not read
 			p.word()
 			p.space(false)
 		}
@@ -155,6 +202,9 @@ func (p *psParser) keyword(kw string) {
 			p.i++
 			p.space(true)
 			if p.peek(0) == '$' {
+				if name, _, ok := p.varAt(p.i); ok {
+					p.forgetVal(name) // the loop variable
+				}
 				p.word()
 				p.space(true)
 			}
@@ -165,10 +215,37 @@ func (p *psParser) keyword(kw string) {
 			p.i++
 			p.nest--
 			kw = "foreach-body"
+		case p.peek(0) == '(' && (kw == "param" || fn != ""):
+			// The parameters: names of the body's own, bound to a call's arguments.
+			open := p.i
+			p.group()
+			params = p.paramList(open, p.i-1)
+			if kw == "param" {
+				p.bind(params, p.binding)
+				p.binding = nil
+			}
 		case p.peek(0) == '(':
 			p.group()
 		case p.peek(0) == '{':
+			if fn == "" {
+				p.block()
+				break
+			}
+			if p.funcs == nil {
+				p.funcs = map[string]psFunc{}
+			}
+			p.funcs[fn] = psFunc{body: p.i, params: params}
+			if p.vals.defined == nil {
+				p.vals.defined = map[string]bool{}
+			}
+			p.vals.defined[fn] = true
+			// The body, where it is defined: its parameters are its own, not known.
+			saved := p.shadowed
+			p.shadowed = nil
+			p.bind(params, nil)
 			p.block()
+			p.unshadow()
+			p.shadowed = saved
 		case p.i < len(p.src) && !p.atEnd() && p.peek(0) != '#':
 			// The loop variable, the switch options, `in`, a catch's type: words, read for their
 			// expansions.
@@ -219,22 +296,50 @@ func (p *psParser) keyword(kw string) {
 	}
 }
 
-// block reads a script block `{ … }`: its statements run where and whether the block is
-// invoked, which cannot be known; they are reported here.
+// block reads a script block `{ … }`: its statements run where, whether and how often the block
+// is invoked, which cannot be known; they are reported here, walked again for each state a
+// later run can start in (psParser.iterate).
 func (p *psParser) block() rules.Word {
 	start := p.i
+	b := p.binding
+	p.settleDir(func() {
+		p.iterate(func() {
+			p.i = start
+			p.walkBlock(b)
+		})
+	})
+	return rules.Word{Value: p.src[start:p.i], Pos: start, End: p.i}
+}
+
+// walkBlock walks the block at p.i once. The arguments it is invoked with (b) go to its param
+// block, if it starts with one; a block inside it gets none. Its parameters shadow the
+// caller's variables of the same names only while it runs.
+func (p *psParser) walkBlock(b *psBinding) {
 	p.enter()
 	p.i++
-	dir, unk := p.dir, p.dirUnk
+	p.space(true)
+	p.binding = nil
+	if j := p.i + len("param"); b != nil && j <= len(p.src) && strings.EqualFold(p.src[p.i:j], "param") && (j == len(p.src) || !isWordByte(p.src[j])) {
+		p.binding = b
+	}
+	outer := p.shadowed
+	p.shadowed = nil
 	p.statements('}')
+	p.unshadow()
+	p.shadowed = outer
+	p.binding = nil
 	p.i++
 	p.nest--
+}
+
+// settleDir runs a body that may or may not run: if it moved the location, which is the
+// process's, the location afterwards is not known.
+func (p *psParser) settleDir(body func()) {
+	dir, unk := p.dir, p.dirUnk
+	body()
 	if p.dir != dir || p.dirUnk != unk {
-		// The location is the process's, not the block's: a block that may or may not run
-		// (a body, a ForEach-Object block) leaves it unknown.
 		p.dir, p.dirUnk = dir, true
 	}
-	return rules.Word{Value: p.src[start:p.i], Pos: start, End: p.i}
 }
 
 // group reads `( … )`, `$( … )` or `@( … )` from its opening bracket.
@@ -341,6 +446,20 @@ func (p *psParser) assignment(name, op string) {
 	env, isEnv := strings.CutPrefix(strings.ToLower(name), "env:")
 	if isEnv {
 		env = name[len("env:"):]
+	} else {
+		key := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"))
+		_, bare, scoped := strings.Cut(key, ":") // $global:a is $a where the line runs
+		if op == "=" && !scoped {
+			if v, ok := p.literalValue(); ok {
+				p.setVal(key, v)
+				return
+			}
+		}
+		p.forgetVal(key)
+		p.forgetVal(bare)
+		if k, _, ok := strings.Cut(key, "-"); ok {
+			p.forgetVal(k) // `$a-b = …` is read as $a
+		}
 	}
 	start := p.i
 	c := p.peek(0)

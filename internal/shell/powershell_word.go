@@ -163,6 +163,11 @@ func (p *psParser) word() rules.Word {
 				lit = false
 			}
 		case c == '$' || c == '@' && p.i == start && (p.peek(1) == '(' || p.peek(1) == '{' || isWordByte(p.peek(1))):
+			if v, end, ok := p.knownString(false); ok && c == '$' {
+				b.WriteString(v)
+				p.i = end
+				continue
+			}
 			lit = false
 			p.dollar()
 		case c == '(' && p.i > start:
@@ -284,6 +289,11 @@ func (p *psParser) double(b *strings.Builder, here bool) bool {
 			p.i++
 			p.escape(b)
 		case c == '$' && p.i+1 < len(p.src) && (p.peek(1) == '(' || p.peek(1) == '{' || isWordByte(p.peek(1)) || p.peek(1) == ':' || p.peek(1) == '$' || p.peek(1) == '?' || p.peek(1) == '^'):
+			if v, end, ok := p.knownString(true); ok {
+				b.WriteString(v)
+				p.i = end
+				continue
+			}
 			lit = false
 			p.dollar()
 		default:
@@ -361,10 +371,16 @@ func (p *psParser) dollar() {
 		if end < 0 {
 			p.fail("unterminated variable")
 		}
+		if name, e, ok := p.varAt(p.i - 1); ok {
+			p.plainRead(name, e)
+		}
 		p.i += end + 1
 	case c == '$' || c == '?' || c == '^':
 		p.i++
 	default:
+		if name, end, ok := p.varAt(p.i - 1); ok {
+			p.plainRead(name, end)
+		}
 		for p.i < len(p.src) && (isWordByte(p.src[p.i]) || p.src[p.i] == ':' && isWordByte(p.peek(1))) {
 			p.i++
 		}

@@ -79,6 +79,9 @@ type chain struct {
 	// show (env -i, sudo; env -u NAME).
 	cleared bool
 	unset   []string
+	// psVals are the variables of the PowerShell scope a string runs in (Invoke-Expression);
+	// nil for a new one.
+	psVals *psValues
 }
 
 type feed struct {
@@ -503,21 +506,21 @@ func (w *walker) shellStdin(st *site, g *shellGrammar, onlyC bool) {
 }
 
 // first handles Invoke-Expression: the value of its script parameter, else its first operand,
-// else the literal piped into it, is a PowerShell script.
+// else the literal piped into it, is a PowerShell script, run in the caller's scope.
 func (w *walker) first(st *site, k *wrapper) {
 	for m := st.a; m < st.end; m++ {
 		if wd := st.cmd.words[m]; psFlag(wd) {
 			if m+1 < st.end && slices.ContainsFunc(k.script, func(p string) bool { return psParamPrefix(wd.Value, p) }) {
-				w.readPieces(st, k.lang, k.scriptLabel, false, wordPiece(m+1))
+				w.readPieces(st, k.lang, k.scriptLabel, true, wordPiece(m+1))
 				return
 			}
 			continue
 		}
-		w.readPieces(st, k.lang, k.scriptLabel, false, wordPiece(m))
+		w.readPieces(st, k.lang, k.scriptLabel, true, wordPiece(m))
 		return
 	}
 	if s, _ := st.cmd.stdin(); s != nil {
-		st.cmd.read(k.lang, s, k.scriptLabel, st.next, false)
+		st.cmd.read(k.lang, s, k.scriptLabel, st.next, true)
 	}
 }
 
@@ -603,6 +606,9 @@ func (w *walker) assignWords(cmd *command, j, end int, ch *chain) int {
 		}
 		if ch.start < 0 {
 			ch.start = wd.Pos
+		}
+		if name == "PATH" {
+			w.pathSet = true
 		}
 		add = append(add, envEntry{assignFromWord(cmd.s, wd, name), cmd.s})
 	}

@@ -147,14 +147,6 @@ type dirState struct {
 
 func (sc *scope) dirState() dirState { return dirState{sc.dir, sc.dirUnknown} }
 
-// settle is called after a body that may or may not have run: if it moved the directory, the
-// directory afterwards is not known.
-func (sc *scope) settle(before dirState) {
-	if sc.dirState() != before {
-		sc.dirUnknown = true
-	}
-}
-
 // cd applies `cd`, `pushd` or `popd` with the given arguments.
 func (sc *scope) cd(k stateKind, args []rules.Word) {
 	if k == statePopd {
