@@ -36,7 +36,7 @@ func (cp *ContextPolicy) literals(known []spec.Known, fold bool) []string {
 // (or, where the CLI has no binding, switched to it in the same command), so that the agent
 // picks one instead of guessing a flag's spelling. A refusal without a way forward only makes an
 // agent try variations until one slips through.
-func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []spec.Known, bindable bool, in spec.Input) string {
+func (e *engine) explicitFix(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, known []spec.Known, bindable bool, in spec.Input) string {
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	var cmds []string
 	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
@@ -48,10 +48,10 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 		}
 		switch {
 		case bindable:
-			cmds = append(cmds, "`"+e.boundCall(p, c, v)+"`")
+			cmds = append(cmds, "`"+e.offer(t, c, e.boundCall(p, c, v))+"`")
 		default:
 			if sw := e.switchCommand(p, c, in, known, v); sw != "" {
-				cmds = append(cmds, "`"+e.then(sw, call)+"`")
+				cmds = append(cmds, "`"+e.offer(t, c, e.then(sw, call))+"`")
 			}
 		}
 	}
@@ -62,13 +62,13 @@ func (e *engine) explicitFix(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 	if len(cmds) > 0 {
 		what += ", e.g. " + strings.Join(cmds, " or ")
 	}
-	return what + e.defaultNote(p, cp, c, known, in)
+	return what + e.defaultNote(t, p, cp, c, known, in)
 }
 
 // defaultNote ends a fix with why the policy's default did not serve as the binding: there is
 // none (set one), or it does not exist where the call runs (create it there), or another layer
 // does not allow it.
-func (e *engine) defaultNote(p *spec.Spec, cp *ContextPolicy, c *Call, known []spec.Known, in spec.Input) string {
+func (e *engine) defaultNote(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, known []spec.Known, in spec.Input) string {
 	fold := p.Context.CaseInsensitive
 	for _, d := range cp.Defaults {
 		if !cp.allows(identify(d.Value, known, fold), fold) {
@@ -83,7 +83,7 @@ func (e *engine) defaultNote(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 		}
 		note := fmt.Sprintf("; the default %s %s (%s) does not exist %s, so nothing is bound to it", p.Noun, d.Value, d.Src, where)
 		if cr := e.createCommand(p, c, d.Value); cr != "" {
-			note += fmt.Sprintf(": create it there with `%s`", cr)
+			note += fmt.Sprintf(": create it there with `%s`", e.offer(t, c, cr))
 		}
 		return note
 	}
@@ -95,20 +95,21 @@ func (e *engine) defaultNote(p *spec.Spec, cp *ContextPolicy, c *Call, known []s
 
 // switchFix is the switch an agent may run instead of sw, which is not allowed: sw itself to an
 // allowed context where it can reach one (pac auth select --index 2 → --index 1), else the
-// provider's usual switch; with the directory flags of c, the call that switches.
-func (e *engine) switchFix(p *spec.Spec, cp *ContextPolicy, c *Call, in spec.Input, known []spec.Known, sw *spec.Switch) string {
+// provider's usual switch; with the directory flags of c, the call that switches. external is
+// set when sw is another CLI's (switched_by: kubectx prod → kubectx dev).
+func (e *engine) switchFix(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, in spec.Input, known []spec.Known, sw *spec.Switch, external bool) string {
 	for _, v := range cp.literals(known, p.Context.CaseInsensitive) {
 		cmd := ""
 		for _, by := range []switchBy{byName, byContext, byIndex} {
 			if cmd == "" {
-				cmd = e.switchTo(p, c, in, known, sw, v, by)
+				cmd = e.switchTo(p, c, in, known, sw, external, v, by)
 			}
 		}
 		if cmd == "" {
 			cmd = e.switchCommand(p, c, in, known, v)
 		}
 		if cmd != "" {
-			return fmt.Sprintf(" (e.g. `%s`)", cmd)
+			return fmt.Sprintf(" (e.g. `%s`)", e.offer(t, c, cmd))
 		}
 	}
 	return ""

@@ -39,5 +39,5 @@ func (e *engine) bindEnvPowerShell(t *trace, p *spec.Spec, c *Call, tgt, where s
 	t.Binding = p.Bind.Env[0] + "=" + tgt
 	t.Fixed = e.boundCall(p, c, tgt)
 	t.decide(VerdictDeny, p.Name+".bind-powershell", fmt.Sprintf("[ctxguard/%s.bind-powershell] %s; PowerShell cannot set %s for one command, so ctxguard cannot bind it in place — run: %s (the variable then stays set in that PowerShell session, which keeps later %s calls on it too)",
-		p.Name, where, p.Bind.Env[0], t.Fixed, p.Name))
+		p.Name, where, p.Bind.Env[0], e.offer(t, c, t.Fixed), p.Name))
 }

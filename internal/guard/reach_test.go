@@ -45,7 +45,8 @@ func TestMachineReach(t *testing.T) {
 		{"kubectx prod", "deny", "", "kubectl.switch-not-allowed"},
 		{"kubectl config use-context dev && helm list", "rewrite", "kubectl config use-context dev && helm list --kube-context dev", ""},
 		{"oc get pods", "rewrite", "oc get pods --context dev", "oc.bind"},
-		{"oc project payments && kubectl get pods", "rewrite", "oc project payments && kubectl get pods --context dev", "kubectl.rebind"},
+		// oc project selects a context the line does not name, which kubectl's policy guards.
+		{"oc project payments && kubectl get pods", "ask", "oc project payments && kubectl get pods --context dev", "oc.switch-unknown"},
 		{"aws eks update-kubeconfig --name c --alias prod --profile dev", "deny", "", "kubectl.switch-not-allowed"},
 		// doctl: --context, lower case.
 		{"doctl compute droplet list", "rewrite", "doctl compute droplet list --context dev", "doctl.rebind"},
