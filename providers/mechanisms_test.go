@@ -342,3 +342,43 @@ func TestStateFiles(t *testing.T) {
 		t.Errorf("StateFiles = %v\nwant %v", got, want)
 	}
 }
+
+// TestStateFilesData lists a made-up CLI's state: the file its read step names, the files its
+// contexts are defined in (one moved by a variable, and on Windows under the home), and, for
+// paths relative to the call's directory, the same paths as state under any directory, with the
+// folders its exists checks look in.
+func TestStateFilesData(t *testing.T) {
+	s := made(t, `name: st
+commands: [st]
+context:
+  read:
+    - file: .st/current
+      format: text
+  defined_in:
+    - ${ST_CONFIG:-~/.st/config}
+    - st.lock
+  exists:
+    - path: envs/${value}
+`)
+	in := spec.Input{System: paths.Env{OS: "linux"}, Home: "/home/u", Dir: "/repo", Env: env(nil)}
+	want := []providers.StateFile{
+		{Path: "/repo/.st/current"},
+		{Path: ".st/current", Anywhere: true},
+		{Path: "/home/u/.st/config"},
+		{Path: "/repo/st.lock"},
+		{Path: "st.lock", Anywhere: true},
+		{Path: "/repo/envs", Tree: true},
+		{Path: "envs", Tree: true, Anywhere: true},
+	}
+	if got := providers.NewReader().StateFiles(s, in); !reflect.DeepEqual(got, want) {
+		t.Errorf("StateFiles = %+v\nwant %+v", got, want)
+	}
+	in.Env = env(map[string]string{"ST_CONFIG": "/etc/st.conf"})
+	if got := providers.NewReader().StateFiles(s, in); !slices.Contains(got, providers.StateFile{Path: "/etc/st.conf"}) {
+		t.Errorf("StateFiles with ST_CONFIG = %+v, want /etc/st.conf", got)
+	}
+	win := spec.Input{System: paths.Env{OS: "windows"}, Home: `C:\Users\u`, Dir: `C:\repo`, Env: env(nil)}
+	if got := providers.NewReader().StateFiles(s, win); !slices.Contains(got, providers.StateFile{Path: `C:\Users\u\.st\config`}) {
+		t.Errorf("StateFiles on Windows = %+v, want C:\\Users\\u\\.st\\config", got)
+	}
+}

@@ -532,17 +532,7 @@ func (x *run) read(st *spec.Step, keys []string) ([]doc, error) {
 // paths expands the step's path templates for the call's system into absolute paths. A template
 // with an unset variable names no file and is skipped.
 func (x *run) paths(st *spec.Step) ([]string, error) {
-	ts := st.File
-	switch x.in.System.GOOS() {
-	case "windows":
-		if len(st.Windows) > 0 {
-			ts = st.Windows
-		}
-	case "darwin":
-		if len(st.Darwin) > 0 {
-			ts = st.Darwin
-		}
-	}
+	ts := x.templates(st)
 	sep := ":"
 	if x.in.System.GOOS() == "windows" {
 		sep = ";"
@@ -633,6 +623,21 @@ func (x *run) abs(p string) (string, error) {
 		return "", fmt.Errorf("state path %s is relative: %w", p, spec.ErrNoDir)
 	}
 	return x.in.System.Abs(x.in.Dir, p), nil
+}
+
+// templates are the step's path templates for the system the call runs on.
+func (x *run) templates(st *spec.Step) []string {
+	switch x.in.System.GOOS() {
+	case "windows":
+		if len(st.Windows) > 0 {
+			return st.Windows
+		}
+	case "darwin":
+		if len(st.Darwin) > 0 {
+			return st.Darwin
+		}
+	}
+	return st.File
 }
 
 // topKeys returns the top-level keys that gjson paths start with, once their ${name} references

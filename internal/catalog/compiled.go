@@ -229,6 +229,10 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 			CaseInsensitive: true,
+			DefinedIn: spec.Strings{
+				"${AZURE_CONFIG_DIR:-~/.azure}/config",
+				"${AZURE_CONFIG_DIR:-~/.azure}/clouds.config",
+			},
 		},
 		Bind: &spec.Bind{
 			Flags: []string{"--subscription"},
@@ -3136,6 +3140,10 @@ var builtinSpecs = []*spec.Spec{
 					Format:  "text",
 					Default: "default",
 				},
+			},
+			DefinedIn: spec.Strings{
+				"${TF_DATA_DIR:-.terraform}/terraform.tfstate",
+				"terraform.tfstate",
 			},
 			Exists: []spec.Exists{
 				{

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -29,8 +30,10 @@ func protection(o policy.Options, trail audit.Trail, cat *catalog.Catalog, in sp
 				if sp == nil {
 					continue
 				}
+				// helm and oc read kubectl's kubeconfig: it is kubectl's state.
+				owner := cmp.Or(sp.Shares, name)
 				for _, f := range r.StateFiles(sp, in) {
-					out = append(out, stateFile{StateFile: f, provider: name})
+					out = append(out, stateFile{StateFile: f, provider: owner})
 				}
 			}
 			return out
@@ -55,6 +58,12 @@ func (l *lazySelf) Match(path string, tree bool, into []string) (rules.Protectio
 		return pr, true
 	}
 	for _, f := range l.state() {
+		if f.Anywhere {
+			if at, ok := anywhere(f, path, tree, into); ok {
+				return rules.Protection{Rule: "state.write", What: fmt.Sprintf("the %s state %s", f.provider, at), Ask: true}, true
+			}
+			continue
+		}
 		into := slices.Contains(into, filepath.Base(f.Path)) && filepath.Dir(f.Path) == path
 		if path == f.Path || into || f.Tree && strings.HasPrefix(path, f.Path+string(filepath.Separator)) ||
 			tree && strings.HasPrefix(f.Path, path+string(filepath.Separator)) {
@@ -62,6 +71,33 @@ func (l *lazySelf) Match(path string, tree bool, into []string) (rules.Protectio
 		}
 	}
 	return rules.Protection{}, false
+}
+
+// anywhere matches a written path against state kept under whichever directory a call runs in
+// (f.Path is relative: .terraform/environment): the path is that state of some directory, is
+// inside it when it is a folder, or creates it (cp x .terraform/ with into), or is a tree that
+// holds it (rm -r .terraform). It returns the state's path as it was hit.
+func anywhere(f stateFile, path string, tree bool, into []string) (string, bool) {
+	sep := string(filepath.Separator)
+	ends := func(p, rel string) bool { return strings.HasSuffix(p, sep+rel) }
+	switch {
+	case ends(path, f.Path), f.Tree && strings.Contains(path+sep, sep+f.Path+sep):
+		return path, true
+	}
+	for _, name := range into {
+		if p := filepath.Join(path, name); ends(p, f.Path) {
+			return p, true
+		}
+	}
+	if tree {
+		parts := strings.Split(f.Path, sep)
+		for i := 1; i < len(parts); i++ {
+			if ends(path, filepath.Join(parts[:i]...)) {
+				return filepath.Join(path, filepath.Join(parts[i:]...)), true
+			}
+		}
+	}
+	return "", false
 }
 
 func (l *lazySelf) Mentions(text string) bool { return l.get().Mentions(text) }

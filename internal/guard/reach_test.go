@@ -153,3 +153,31 @@ func writeFiles(t *testing.T, files map[string]string) {
 		}
 	}
 }
+
+// TestStateFileWrites: a write to a file that holds a guarded CLI's contexts is asked about, like
+// a write to the kubeconfig, for the files a provider reads its context from and those it lists
+// in defined_in (aws reads none, but its config and credentials define every profile), where
+// their variables move them, and for state kept under whichever directory a call runs in
+// (terraform's), also after a `cd`.
+func TestStateFileWrites(t *testing.T) {
+	env, repo := machine(t)
+	home := env.Home
+	tests := []lineCase{
+		{"echo x > ~/.kube/config", "ask", "", "the kubectl state " + filepath.Join(home, ".kube", "config")},
+		{"echo x > ~/.aws/config", "ask", "", "the aws state " + filepath.Join(home, ".aws", "config")},
+		{`printf '[dev]\naws_access_key_id = AKIAPROD\n' >> ~/.aws/credentials`, "ask", "", "state.write"},
+		{"sed -i s/AKIADEV/AKIAPROD/ " + filepath.Join(home, ".aws", "credentials"), "ask", "", "state.write"},
+		{"cp other.ini ~/.azure/clouds.config", "ask", "", "the az state"},
+		{"echo x > ~/.aws/config.bak", "allow", "", ""},
+		{"echo x > .terraform/terraform.tfstate", "ask", "", "the terraform state " + filepath.Join(repo, ".terraform", "terraform.tfstate")},
+		{"cd infra && echo prod > .terraform/environment", "ask", "", "the terraform state " + filepath.Join(repo, "infra", ".terraform", "environment")},
+		{"echo prod > modules/net/.terraform/environment", "ask", "", "state.write"},
+		{"cp ../x/terraform.tfstate.d/prod/terraform.tfstate infra/terraform.tfstate.d/dev/", "ask", "", "state.write"},
+		{"rm -rf infra/.terraform", "ask", "", "state.write"},
+		{"echo x > infra/main.tf", "allow", "", ""},
+	}
+	decideLines(t, env, repo, tests)
+	moved := testenv.Home(home, map[string]string{"AWS_CONFIG_FILE": filepath.Join(repo, "aws.ini"),
+		"CTXGUARD_MANAGED_POLICY": filepath.Join(repo, "none.yaml"), "XDG_STATE_HOME": testenv.TempDir(t)})
+	decideLines(t, moved, repo, []lineCase{{"echo x > aws.ini", "ask", "", "the aws state " + filepath.Join(repo, "aws.ini")}})
+}
