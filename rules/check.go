@@ -72,7 +72,7 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	}
 	ed, text := e.bindEdit(p, c, tgt)
 	t.Binding, t.Fixed, t.bound = text, fixedCall(c, ed), tgt
-	fix := func() string { return "run: " + e.offer(t, c, t.Fixed) }
+	fix := func() string { return "run: " + e.offer(t, c, e.standalone(c, span{ed.At, ed.At, ed.Text})) }
 	if !eff.Allowed {
 		t.Context.Allowed = false
 	}
@@ -134,7 +134,7 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	switch {
 	case tgt != "" && !bindable:
 		if sw := e.switchCommand(p, c, in, eff.known, tgt); sw != "" {
-			fix = "switch first, in the same command: " + e.offer(t, c, e.then(sw, call))
+			fix = "switch first, in the same command: " + e.offer(t, c, e.switchThen(c, sw))
 		} else {
 			fix = fmt.Sprintf("switch the %s to %s first", p.Noun, tgt)
 		}
@@ -277,7 +277,7 @@ func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	fix := fmt.Sprintf("use an allowed %s instead", p.Noun)
 	if tgt, _, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
 		if c.Start <= w.Pos && w.End <= c.End {
-			t.Fixed = strings.TrimSpace(c.Src[c.Start:w.Pos] + e.in.Quote(tgt) + c.Src[w.End:c.End])
+			t.Fixed = e.standalone(c, span{w.Pos, w.End, e.in.Quote(tgt)})
 		} else {
 			// The variable was set earlier in the line (export, $env:): bind this call anew.
 			t.Fixed = e.boundCall(p, c, tgt)
