@@ -276,16 +276,33 @@ func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	t.Context = &ct
 	fix := fmt.Sprintf("use an allowed %s instead", p.Noun)
 	if tgt, _, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
-		if c.Start <= w.Pos && w.End <= c.End {
+		switch {
+		case c.Start <= w.Pos && w.End <= c.End && spread(c, w):
+			// The value is one of the words an expansion wrote ("$@"): no word of the line is it.
+		case c.Start <= w.Pos && w.End <= c.End:
 			t.Fixed = e.standalone(c, span{w.Pos, w.End, e.in.Quote(tgt)})
-		} else {
+		default:
 			// The variable was set earlier in the line (export, $env:): bind this call anew.
 			t.Fixed = e.boundCall(p, c, tgt)
 		}
-		fix = "run: " + e.offer(t, c, t.Fixed)
+		if t.Fixed != "" {
+			fix = "run: " + e.offer(t, c, t.Fixed)
+		}
 	}
 	t.decide(VerdictDeny, id+".binding-not-allowed", fmt.Sprintf("[ctxguard/%s.binding-not-allowed] %s names the %s %s %s, which this repository does not allow (allowed: %s) — %s",
 		id, how, p.Name, p.Noun, describe(ct), cp.allowedList(eff.known, fold), fix))
+}
+
+// spread reports whether the word shares its place in the line with another word of the call:
+// both come from one expansion ("$@").
+func spread(c *Call, w Word) bool {
+	n := 0
+	for _, x := range append([]Word{c.NameWord}, c.Args...) {
+		if x.Pos == w.Pos && x.End == w.End {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // bindEdit renders the insertion that binds a call to value, and the binding as text.

@@ -147,12 +147,13 @@ func (e *engine) standalone(c *Call, reps ...span) string {
 	} else {
 		words = append([]Word{w}, words...)
 	}
+	given := len(reps)
 	for _, w := range words {
 		if !w.Literal || w.Pos < start || w.End > c.End || !strings.ContainsAny(c.Src[w.Pos:w.End], "$`") {
 			continue
 		}
 		// "$@" is as many words as it has values, all written at its place.
-		if n := len(reps) - 1; n >= 0 && reps[n].pos == w.Pos && reps[n].end == w.End && w.End > w.Pos {
+		if n := len(reps) - 1; n >= given && reps[n].pos == w.Pos && reps[n].end == w.End {
 			reps[n].text += " " + e.in.Quote(w.Value)
 			continue
 		}

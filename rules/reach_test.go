@@ -260,3 +260,33 @@ func TestFixDialect(t *testing.T) {
 		})
 	}
 }
+
+// TestStandaloneFix: a fix runs on its own, where the line's variables and a script's arguments
+// are not set, so the words the line gave a call are written out; a binding that one expansion
+// wrote among other words ("$@") has no word of its own to replace, and is not offered.
+func TestStandaloneFix(t *testing.T) {
+	pol := policy(map[string]*rules.ContextPolicy{"acme": {Allow: allow("Dev")}}, rules.SettingUnset)
+	tests := []struct {
+		line  string
+		fixes []string
+	}{
+		{line: "g=acme; $g list --account Prod", fixes: []string{"acme list --account Dev"}},
+		{line: `sh -c 'acme "$@"' _ list`, fixes: []string{"acme list --account Dev"}},
+		{line: `sh -c 'acme "$@"' _ list --account Prod`},
+	}
+	for _, tt := range tests {
+		calls, err := shell.Parse(tt.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rules.Evaluate(rules.Input{Calls: calls, Policy: pol, Providers: []*spec.Spec{acme}, Quote: shell.Quote, Cwd: "/repo", System: unix,
+			State: fakeState{acme: map[string]string{"main": "id-prod"}}})
+		var got []string
+		for _, c := range res.Calls {
+			got = append(got, c.Fixes...)
+		}
+		if res.Verdict != rules.VerdictDeny || !slices.Equal(got, tt.fixes) {
+			t.Errorf("%s: %s (%s), fixes %q; want deny with %q", tt.line, res.Verdict, res.Reason, got, tt.fixes)
+		}
+	}
+}
