@@ -21,7 +21,8 @@ import (
 // folder, and every provider's state files, past the rules: the files, and the commands that write files named in their arguments.
 func protection(o policy.Options, trail audit.Trail, cat *catalog.Catalog, in spec.Input) (rules.Self, []rules.Writer) {
 	return &lazySelf{
-		get: sync.OnceValue(func() *policy.Self { return policy.Protected(o, trail) }),
+		home: in.Home,
+		get:  sync.OnceValue(func() *policy.Self { return policy.Protected(o, trail) }),
 		state: sync.OnceValue(func() []stateFile {
 			r := providers.NewReader()
 			var out []stateFile
@@ -44,6 +45,7 @@ func protection(o policy.Options, trail audit.Trail, cat *catalog.Catalog, in sp
 // lazySelf finds the protected files only when a line writes a file: most lines do not, and
 // finding them costs a walk up the directory tree and reading the providers.
 type lazySelf struct {
+	home  string
 	get   func() *policy.Self
 	state func() []stateFile
 }
@@ -100,4 +102,33 @@ func anywhere(f stateFile, path string, tree bool, into []string) (string, bool)
 	return "", false
 }
 
-func (l *lazySelf) Mentions(text string) bool { return l.get().Mentions(text) }
+// Mentions reports whether a path the line does not spell out may be a protected file: one of
+// ctxguard's (policy.Self), or a state file that a glob may match (sed -i … ~/.docker/contexts/
+// meta/*/meta.json). A path with a variable in it is not guessed at.
+func (l *lazySelf) Mentions(text string) bool {
+	if l.get().Mentions(text) {
+		return true
+	}
+	pat := strings.NewReplacer(`"`, "", "'", "").Replace(text)
+	for _, h := range []string{"~", "$HOME", "${HOME}"} {
+		if rest, ok := strings.CutPrefix(pat, h); ok && (rest == "" || rest[0] == '/' || rest[0] == '\\') && l.home != "" {
+			pat = l.home + rest
+			break
+		}
+	}
+	glob := strings.IndexAny(pat, "*?[")
+	if glob < 0 || strings.ContainsAny(pat, "$`") {
+		return false
+	}
+	pat = filepath.FromSlash(pat)
+	for _, f := range l.state() {
+		if ok, _ := filepath.Match(pat, f.Path); ok {
+			return true
+		}
+		// A folder of state: the glob reaches into it.
+		if f.Tree && !f.Anywhere && strings.HasPrefix(pat[:glob], f.Path+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}

@@ -157,8 +157,8 @@ func writeFiles(t *testing.T, files map[string]string) {
 // TestStateFileWrites: a write to a file that holds a guarded CLI's contexts is asked about, like
 // a write to the kubeconfig, for the files a provider reads its context from and those it lists
 // in defined_in (aws reads none, but its config and credentials define every profile), where
-// their variables move them, and for state kept under whichever directory a call runs in
-// (terraform's), also after a `cd`.
+// their variables move them, for state kept under whichever directory a call runs in
+// (terraform's), also after a `cd`, and for globs that may match one.
 func TestStateFileWrites(t *testing.T) {
 	env, repo := machine(t)
 	home := env.Home
@@ -175,6 +175,12 @@ func TestStateFileWrites(t *testing.T) {
 		{"cp ../x/terraform.tfstate.d/prod/terraform.tfstate infra/terraform.tfstate.d/dev/", "ask", "", "state.write"},
 		{"rm -rf infra/.terraform", "ask", "", "state.write"},
 		{"echo x > infra/main.tf", "allow", "", ""},
+		// A glob that may match a state file is asked about; one that cannot, and a path in a
+		// variable, are not guessed at.
+		{"sed -i s/AKIADEV/AKIAPROD/ ~/.aws/cred*", "ask", "", "self.dynamic-write"},
+		{`sed -i s/dev/prod/ "$HOME"/.kube/conf*`, "ask", "", "a CLI's state file"},
+		{"sed -i s/a/b/ ~/notes/*.md", "allow", "", ""},
+		{`echo x > "$OUT"`, "allow", "", ""},
 	}
 	decideLines(t, env, repo, tests)
 	moved := testenv.Home(home, map[string]string{"AWS_CONFIG_FILE": filepath.Join(repo, "aws.ini"),
