@@ -363,7 +363,7 @@ context:
 	in := spec.Input{System: paths.Env{OS: "linux"}, Home: "/home/u", Dir: "/repo", Env: env(nil)}
 	want := []providers.StateFile{
 		{Path: "/repo/.st/current"},
-		{Path: ".st/current", Anywhere: true},
+		{Path: filepath.FromSlash(".st/current"), Anywhere: true},
 		{Path: "/home/u/.st/config"},
 		{Path: "/repo/st.lock"},
 		{Path: "st.lock", Anywhere: true},
