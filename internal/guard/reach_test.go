@@ -166,7 +166,7 @@ func TestStateFileWrites(t *testing.T) {
 		{"echo x > ~/.kube/config", "ask", "", "the kubectl state " + filepath.Join(home, ".kube", "config")},
 		{"echo x > ~/.aws/config", "ask", "", "the aws state " + filepath.Join(home, ".aws", "config")},
 		{`printf '[dev]\naws_access_key_id = AKIAPROD\n' >> ~/.aws/credentials`, "ask", "", "state.write"},
-		{"sed -i s/AKIADEV/AKIAPROD/ " + filepath.Join(home, ".aws", "credentials"), "ask", "", "state.write"},
+		{"sed -i s/AKIADEV/AKIAPROD/ " + filepath.ToSlash(filepath.Join(home, ".aws", "credentials")), "ask", "", "state.write"},
 		{"cp other.ini ~/.azure/clouds.config", "ask", "", "the az state"},
 		{"echo x > ~/.aws/config.bak", "allow", "", ""},
 		{"echo x > .terraform/terraform.tfstate", "ask", "", "the terraform state " + filepath.Join(repo, ".terraform", "terraform.tfstate")},
