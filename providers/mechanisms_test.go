@@ -213,6 +213,13 @@ func TestParseMechanisms(t *testing.T) {
 		{"else without value", base + "    - {file: a, format: text, else: [b]}\n", `else needs value, and names a path`},
 		{"shares itself", base + "    - {default: x}\nshares: m\n", `shares "m" must name another provider`},
 		{"switched_by lookup", base + "    - {default: x}\nswitched_by:\n  - {command: other use, lookup: a}\n", `a switched_by entry has no lookup or sets`},
+		{"own value_flags", base + "    - {default: x}\nswitch:\n  - {command: use, value_flags: [-v]}\n", `value_flags belongs to switched_by entries`},
+		{"read and unknown", base + "    - {default: x}\nswitched_by:\n  - {command: other make, unknown: true, read: [{default: y}]}\n", `read works the target out: drop unknown`},
+		{"read steps", base + "    - {default: x}\nswitched_by:\n  - {command: other make, read: [{flag: [--name]}, {default: y}]}\n", `every step but the last needs a let`},
+		{"read let scope", base + "    - {let: mine, default: a}\n    - {default: x}\nswitched_by:\n  - {command: other make, read: [{file: '${HOME}/f', format: json, value: 'k.${mine}'}]}\n", `${mine} in "k.${mine}" names no earlier let`},
+		{"unless value", base + "    - {default: x}\nswitched_by:\n  - {command: other make, unless: ['--x=']}\n", `"--x=" is not a flag (-x, --name, --name=value)`},
+		{"redefined_by own", base + "    - {default: x}\nredefined_by:\n  - {command: m set, current_always: true}\n", `"m set" is this provider's own command: list it under redefine`},
+		{"current_always arg", base + "    - {default: x}\nredefined_by:\n  - {command: other ns, current_always: true, arg: 1}\n", `current_always redefines the current context: drop arg, match, current and selected`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,8 +230,74 @@ func TestParseMechanisms(t *testing.T) {
 		})
 	}
 	s := made(t, base+"    - {default: x}\nswitched_by:\n  - other creds\n  - {command: other use, arg: 1}\n")
-	if got := s.SwitchedBy; len(got) != 2 || !got[0].Unknown || got[0].Command != "other creds" || got[1].Unknown || got[1].Arg != 1 {
-		t.Errorf("switched_by = %+v, want a plain string as an unknown switch and a mapping as it is", got)
+	if got := s.SwitchedBy; len(got) != 2 || !got[0].Unknown || !got[0].Asks || got[0].Command != "other creds" || got[1].Unknown || got[1].Asks || got[1].Arg != 1 {
+		t.Errorf("switched_by = %+v, want a plain string as an unknown switch that asks and a mapping as it is", got)
+	}
+}
+
+// TestSwitchReadSteps works a switch's target out from the switching call (kind create cluster
+// selects kind-<name>): its flag, else its variable, else the default, through a template; a
+// flag that makes the value unknown (a --config file may name it); ${target}, the word the
+// entry takes; and a file, found first among the step's paths.
+func TestSwitchReadSteps(t *testing.T) {
+	home := testenv.TempDir(t)
+	sw := &spec.Switch{Command: "maker create", Read: []spec.Step{
+		{Let: "name", Flag: []string{"--name"}, OverriddenBy: []string{"--config"}, Env: spec.Strings{"MAKER_NAME"}, Default: "one"},
+		{Default: "mk-${name}"},
+	}}
+	kube := &spec.Spec{Name: "kube", Noun: "context", Context: spec.Context{Read: []spec.Step{{Default: "x"}}}}
+	in := func(flags, vars map[string]string) spec.Input {
+		return spec.Input{System: paths.Env{}, Home: home, Env: env(vars),
+			Flag: func(names []string) (string, bool) {
+				for _, n := range names {
+					if v, ok := flags[n]; ok {
+						return v, true
+					}
+				}
+				return "", false
+			}}
+	}
+	r := providers.NewReader()
+	for _, tt := range []struct {
+		name         string
+		flags, vars  map[string]string
+		target, want string
+		unknown      bool
+	}{
+		{name: "default", want: "mk-one"},
+		{name: "variable", vars: map[string]string{"MAKER_NAME": "two"}, want: "mk-two"},
+		{name: "flag over variable", flags: map[string]string{"--name": "three"}, vars: map[string]string{"MAKER_NAME": "two"}, want: "mk-three"},
+		{name: "config file", flags: map[string]string{"--config": "c.yaml"}, unknown: true},
+		{name: "flag over config file", flags: map[string]string{"--config": "c.yaml", "--name": "four"}, want: "mk-four"},
+	} {
+		got, ok, err := r.Target(kube, in(tt.flags, tt.vars), sw, tt.target)
+		switch {
+		case tt.unknown && !errors.Is(err, spec.ErrUnknown):
+			t.Errorf("%s: %q, %v, %v; want ErrUnknown", tt.name, got, ok, err)
+		case !tt.unknown && (err != nil || !ok || got != tt.want):
+			t.Errorf("%s: %q, %v, %v; want %q", tt.name, got, ok, err, tt.want)
+		}
+	}
+
+	// ${target} is the entry's own word; a step whose variable is missing gives nothing.
+	use := &spec.Switch{Command: "pro use", Arg: 1, Read: []spec.Step{{Let: "region", Flag: []string{"--region"}}, {Default: "p-${region}-${target}"}}}
+	if got, ok, err := r.Target(kube, in(map[string]string{"--region": "eu"}, nil), use, "shop"); err != nil || !ok || got != "p-eu-shop" {
+		t.Errorf("target and region: %q, %v, %v; want p-eu-shop", got, ok, err)
+	}
+	if got, ok, err := r.Target(kube, in(nil, nil), use, "shop"); err != nil || ok || got != "" {
+		t.Errorf("no region: %q, %v, %v; want nothing", got, ok, err)
+	}
+
+	// A file: the first of the paths that exists, its value read like a context's.
+	write(t, filepath.Join(home, "b", "conf.json"), `{"profile": "filed"}`)
+	filed := &spec.Switch{Command: "mini start", Read: []spec.Step{{Flag: []string{"-p"},
+		File: spec.Strings{"${HOME}/a/conf.json", "${HOME}/b/conf.json"}, Format: "json", Value: "profile", Default: "mini"}}}
+	vars := map[string]string{"HOME": home}
+	if got, _, err := r.Target(kube, in(nil, vars), filed, ""); err != nil || got != "filed" {
+		t.Errorf("from the file: %q, %v; want filed", got, err)
+	}
+	if got, _, err := r.Target(kube, in(map[string]string{"-p": "flagged"}, vars), filed, ""); err != nil || got != "flagged" {
+		t.Errorf("flag over the file: %q, %v; want flagged", got, err)
 	}
 }
 
@@ -267,5 +340,45 @@ func TestStateFiles(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("StateFiles = %v\nwant %v", got, want)
+	}
+}
+
+// TestStateFilesData lists a made-up CLI's state: the file its read step names, the files its
+// contexts are defined in (one moved by a variable, and on Windows under the home), and, for
+// paths relative to the call's directory, the same paths as state under any directory, with the
+// folders its exists checks look in.
+func TestStateFilesData(t *testing.T) {
+	s := made(t, `name: st
+commands: [st]
+context:
+  read:
+    - file: .st/current
+      format: text
+  defined_in:
+    - ${ST_CONFIG:-~/.st/config}
+    - st.lock
+  exists:
+    - path: envs/${value}
+`)
+	in := spec.Input{System: paths.Env{OS: "linux"}, Home: "/home/u", Dir: "/repo", Env: env(nil)}
+	want := []providers.StateFile{
+		{Path: "/repo/.st/current"},
+		{Path: filepath.FromSlash(".st/current"), Anywhere: true},
+		{Path: "/home/u/.st/config"},
+		{Path: "/repo/st.lock"},
+		{Path: "st.lock", Anywhere: true},
+		{Path: "/repo/envs", Tree: true},
+		{Path: "envs", Tree: true, Anywhere: true},
+	}
+	if got := providers.NewReader().StateFiles(s, in); !reflect.DeepEqual(got, want) {
+		t.Errorf("StateFiles = %+v\nwant %+v", got, want)
+	}
+	in.Env = env(map[string]string{"ST_CONFIG": "/etc/st.conf"})
+	if got := providers.NewReader().StateFiles(s, in); !slices.Contains(got, providers.StateFile{Path: "/etc/st.conf"}) {
+		t.Errorf("StateFiles with ST_CONFIG = %+v, want /etc/st.conf", got)
+	}
+	win := spec.Input{System: paths.Env{OS: "windows"}, Home: `C:\Users\u`, Dir: `C:\repo`, Env: env(nil)}
+	if got := providers.NewReader().StateFiles(s, win); !slices.Contains(got, providers.StateFile{Path: `C:\Users\u\.st\config`}) {
+		t.Errorf("StateFiles on Windows = %+v, want C:\\Users\\u\\.st\\config", got)
 	}
 }

@@ -64,7 +64,13 @@ func NewReader() *Reader {
 // state file that exists but cannot be read or parsed is a [*StateError]. An error that wraps
 // [spec.ErrUnknown] comes with the Active's Scope when the last step is the one overridden.
 func (r *Reader) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
-	x, err := r.start(s, &in)
+	return r.resolve(s, in, nil)
+}
+
+// resolve is Resolve with template variables that stand before every Let (a switch's
+// ${target}).
+func (r *Reader) resolve(s *spec.Spec, in spec.Input, seed map[string]string) (spec.Active, error) {
+	x, err := r.startWith(s, &in, seed)
 	if err != nil {
 		return spec.Active{}, err
 	}
@@ -164,6 +170,9 @@ func (x *run) scopePaths(st *spec.Step) string {
 // (pac auth select --index 1 gives the first profile's environment URL). ok is false when the
 // target selects nothing (no such profile, or not a number where one is needed).
 func (r *Reader) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, target string) (string, bool, error) {
+	if len(sw.Read) > 0 {
+		return r.workOut(s, in, sw, target)
+	}
 	if sw.Lookup == "" {
 		return target, target != "", nil
 	}
@@ -185,6 +194,21 @@ func (r *Reader) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, target str
 		}
 		return x.lookup(name)
 	}))
+}
+
+// workOut works a switch's target out with its Read steps, over the switching call's flags,
+// environment and the files the steps name (kind create cluster --name dev selects kind-dev);
+// ${target} in them is the raw target. ok is false when they give nothing; an error wraps
+// spec.ErrUnknown when the call makes the value unknowable, as a context's read does.
+func (r *Reader) workOut(s *spec.Spec, in spec.Input, sw *spec.Switch, target string) (string, bool, error) {
+	steps := &spec.Spec{Name: s.Name, Noun: s.Noun, Context: spec.Context{Read: sw.Read}}
+	in.Vars = nil // a switch earlier in the line forced the provider's own Let values, not these
+	var seed map[string]string
+	if target != "" {
+		seed = map[string]string{"target": target}
+	}
+	a, err := r.resolve(steps, in, seed)
+	return a.Value, a.Value != "", err
 }
 
 // Exists reports whether value passes one of the spec's exists checks (terraform: "default", or
@@ -249,8 +273,12 @@ type run struct {
 }
 
 // start evaluates the Let steps.
-func (r *Reader) start(s *spec.Spec, in *spec.Input) (*run, error) {
-	x := &run{r: r, s: s, in: in}
+func (r *Reader) start(s *spec.Spec, in *spec.Input) (*run, error) { return r.startWith(s, in, nil) }
+
+// startWith evaluates the Let steps after the seed's values, which the templates see as they
+// see a Let's.
+func (r *Reader) startWith(s *spec.Spec, in *spec.Input, seed map[string]string) (*run, error) {
+	x := &run{r: r, s: s, in: in, vars: seed}
 	steps := s.Context.Read
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("provider %s: no read steps", s.Name)
@@ -258,7 +286,9 @@ func (r *Reader) start(s *spec.Spec, in *spec.Input) (*run, error) {
 	if len(steps) == 1 {
 		return x, nil
 	}
-	x.vars = make(map[string]string, len(steps)-1)
+	if x.vars == nil {
+		x.vars = make(map[string]string, len(steps)-1)
+	}
 	x.lets = make([]spec.Let, 0, len(steps)-1)
 	for i := range steps[:len(steps)-1] {
 		st := &steps[i]
@@ -502,17 +532,7 @@ func (x *run) read(st *spec.Step, keys []string) ([]doc, error) {
 // paths expands the step's path templates for the call's system into absolute paths. A template
 // with an unset variable names no file and is skipped.
 func (x *run) paths(st *spec.Step) ([]string, error) {
-	ts := st.File
-	switch x.in.System.GOOS() {
-	case "windows":
-		if len(st.Windows) > 0 {
-			ts = st.Windows
-		}
-	case "darwin":
-		if len(st.Darwin) > 0 {
-			ts = st.Darwin
-		}
-	}
+	ts := x.templates(st)
 	sep := ":"
 	if x.in.System.GOOS() == "windows" {
 		sep = ";"
@@ -603,6 +623,21 @@ func (x *run) abs(p string) (string, error) {
 		return "", fmt.Errorf("state path %s is relative: %w", p, spec.ErrNoDir)
 	}
 	return x.in.System.Abs(x.in.Dir, p), nil
+}
+
+// templates are the step's path templates for the system the call runs on.
+func (x *run) templates(st *spec.Step) []string {
+	switch x.in.System.GOOS() {
+	case "windows":
+		if len(st.Windows) > 0 {
+			return st.Windows
+		}
+	case "darwin":
+		if len(st.Darwin) > 0 {
+			return st.Darwin
+		}
+	}
+	return st.File
 }
 
 // topKeys returns the top-level keys that gjson paths start with, once their ${name} references

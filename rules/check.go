@@ -72,19 +72,19 @@ func (e *engine) checkContext(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call
 	}
 	ed, text := e.bindEdit(p, c, tgt)
 	t.Binding, t.Fixed, t.bound = text, fixedCall(c, ed), tgt
-	fix := "run: " + t.Fixed
+	fix := func() string { return "run: " + e.offer(t, c, e.standalone(c, span{ed.At, ed.At, ed.Text})) }
 	if !eff.Allowed {
 		t.Context.Allowed = false
 	}
 	if c.Nested || (c.ArgsAppended && trailingFlag(c)) {
 		t.decide(VerdictDeny, id+".bind-nested", fmt.Sprintf("[ctxguard/%s.bind-nested] %s; this call sits %s, where ctxguard cannot add %s safely — %s",
-			id, where(), placeOf(c), text, fix))
+			id, where(), placeOf(c), text, fix()))
 		return
 	}
 	switch {
 	case setting == SettingDeny:
 		t.decide(VerdictDeny, id+".unbound-deny", fmt.Sprintf("[ctxguard/%s.unbound-deny] the policy requires every %s command to name its %s explicitly; %s — %s",
-			id, p.Name, p.Noun, where(), fix))
+			id, p.Name, p.Noun, where(), fix()))
 	case setting == SettingAsk:
 		t.edits = append(t.edits, ed)
 		t.decide(VerdictAsk, id+".unbound-ask", fmt.Sprintf("[ctxguard/%s.unbound-ask] the policy asks a human about %s commands that do not name a %s; %s — bound as: %s",
@@ -134,12 +134,12 @@ func (e *engine) cannotBind(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	switch {
 	case tgt != "" && !bindable:
 		if sw := e.switchCommand(p, c, in, eff.known, tgt); sw != "" {
-			fix = "switch first, in the same command: " + e.then(sw, call)
+			fix = "switch first, in the same command: " + e.offer(t, c, e.switchThen(c, sw))
 		} else {
 			fix = fmt.Sprintf("switch the %s to %s first", p.Noun, tgt)
 		}
 	default:
-		fix = e.explicitFix(p, cp, c, eff.known, bindable, in)
+		fix = e.explicitFix(t, p, cp, c, eff.known, bindable, in)
 	}
 	if eff.unknown {
 		t.decide(VerdictAsk, id+".context-unknown", fmt.Sprintf("[ctxguard/%s.context-unknown] %s; ctxguard cannot tell which %s %s would use — %s",
@@ -204,6 +204,8 @@ func trailingFlag(c *Call) bool {
 	return isFlag(w) && !strings.Contains(w.Value, "=")
 }
 
+// flagHint names the binding for a reason, in the line's shell: a variable is set for one
+// command in bash (TF_WORKSPACE=<workspace> terraform …) and for the session in PowerShell.
 func (e *engine) flagHint(p *spec.Spec) string {
 	switch {
 	case p.Bind == nil:
@@ -274,16 +276,33 @@ func (e *engine) checkBound(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, 
 	t.Context = &ct
 	fix := fmt.Sprintf("use an allowed %s instead", p.Noun)
 	if tgt, _, _ := e.target(p, cp, effective{known: eff.known}, false, in); tgt != "" && !c.Nested {
-		if c.Start <= w.Pos && w.End <= c.End {
-			t.Fixed = strings.TrimSpace(c.Src[c.Start:w.Pos] + e.in.Quote(tgt) + c.Src[w.End:c.End])
-		} else {
+		switch {
+		case c.Start <= w.Pos && w.End <= c.End && spread(c, w):
+			// The value is one of the words an expansion wrote ("$@"): no word of the line is it.
+		case c.Start <= w.Pos && w.End <= c.End:
+			t.Fixed = e.standalone(c, span{w.Pos, w.End, e.in.Quote(tgt)})
+		default:
 			// The variable was set earlier in the line (export, $env:): bind this call anew.
 			t.Fixed = e.boundCall(p, c, tgt)
 		}
-		fix = "run: " + t.Fixed
+		if t.Fixed != "" {
+			fix = "run: " + e.offer(t, c, t.Fixed)
+		}
 	}
 	t.decide(VerdictDeny, id+".binding-not-allowed", fmt.Sprintf("[ctxguard/%s.binding-not-allowed] %s names the %s %s %s, which this repository does not allow (allowed: %s) — %s",
 		id, how, p.Name, p.Noun, describe(ct), cp.allowedList(eff.known, fold), fix))
+}
+
+// spread reports whether the word shares its place in the line with another word of the call:
+// both come from one expansion ("$@").
+func spread(c *Call, w Word) bool {
+	n := 0
+	for _, x := range append([]Word{c.NameWord}, c.Args...) {
+		if x.Pos == w.Pos && x.End == w.End {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // bindEdit renders the insertion that binds a call to value, and the binding as text.

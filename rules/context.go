@@ -114,14 +114,14 @@ func (e *engine) place(dir, p string) (string, bool) {
 	return e.in.System.Abs(dir, p), true
 }
 
-// uncertain reports whether a value the provider's state depends on is not literal: a
-// variable set on the call, or a flag the read steps take.
-func uncertain(p *spec.Spec, c *Call, a argv) bool {
+// uncertain reports whether a value that read steps (the provider's context.read, or a
+// switch's) depend on is not literal: a variable set on the call, or a flag the steps take.
+func uncertain(p *spec.Spec, steps []spec.Step, c *Call, a argv) bool {
 	// The state under ~ is then not the hook's, and not known.
 	if as, ok := lineEnv(c, "HOME"); ok && (!as.Value.Literal || as.Value.Value == "") || !ok && c.EnvCleared {
 		return true
 	}
-	for _, st := range p.Context.Read {
+	for _, st := range steps {
 		for _, as := range c.Env {
 			if !as.Value.Literal && st.Mentions(as.Name) {
 				return true
@@ -159,7 +159,7 @@ func (e *engine) home(c *Call, dir string) string {
 // resolve reads the active context from the state, with vars forced by a switch.
 func (e *engine) resolve(p *spec.Spec, c *Call, a argv, vars map[string]string) (effective, spec.Input) {
 	in := e.input(p, c, a, vars)
-	if uncertain(p, c, a) {
+	if uncertain(p, p.Context.Read, c, a) {
 		return effective{ContextTrace: ContextTrace{Source: OriginUnknown}, unknown: true}, in
 	}
 	act, err := e.state(p, c, a, in)

@@ -63,6 +63,9 @@ type CallTrace struct {
 	// should be written.
 	Binding string `json:"binding,omitempty"`
 	Fixed   string `json:"fixed,omitempty"`
+	// Fixes are the commands the reason offers to run instead, each whole: in the line's shell,
+	// and runnable from the line's directory (with the `cd` the call ran after).
+	Fixes []string `json:"fixes,omitempty"`
 	// Matched lists the destructive entries and user rules that matched.
 	Matched []string `json:"matched,omitempty"`
 	// Lifted lists those of them a human lifted, each with the lift ("RULE lifted until …").
@@ -94,7 +97,10 @@ const (
 	KindHelp   Kind = "help"   // it only prints help: nothing applies
 	KindExempt Kind = "exempt" // self-inspection or repair: no context check
 	KindSwitch Kind = "switch" // it changes the shared context
-	KindBound  Kind = "bound"  // it names its context (a flag, or a variable set on it)
+	// KindRedefine is another CLI's call that changes what one of the provider's contexts is
+	// (kubens sets the current context's namespace).
+	KindRedefine Kind = "redefine"
+	KindBound    Kind = "bound" // it names its context (a flag, or a variable set on it)
 	// KindUnbound runs in whatever context is effective when it starts.
 	KindUnbound Kind = "unbound"
 	// KindUnchecked is a call of a provider the policy says nothing about.

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -198,6 +199,7 @@ func (e *engine) call(c *Call) []trace {
 		return out
 	}
 	out = append(out, e.externalSwitches(c)...)
+	out = append(out, e.externalRedefines(c)...)
 	p := e.byName[strings.ToLower(c.Name)]
 	if p == nil {
 		if t, ok := e.userRulesOnly(c); ok {
@@ -226,7 +228,7 @@ func (e *engine) call(c *Call) []trace {
 	default:
 		if sw, n, ok := e.matchSwitch(p, a, path); ok {
 			t.Kind = KindSwitch
-			e.doSwitch(&t, p, cp, c, a, sw, n)
+			e.doSwitch(&t, p, c, a, sw, n, false)
 			break
 		}
 		if cp == nil {
@@ -302,12 +304,12 @@ func notWordChar(r rune) bool {
 
 // externalSwitches applies the calls that change another provider's context as a side effect
 // (`az aks get-credentials` moves kubectl's current-context, `kubectx prod` selects prod). A
-// target named on the line is checked against that provider's policy like its own switch, and
-// the call gets a trace for it; without one, that provider's later calls in the line cannot
-// trust its state file.
+// target named on the line, or worked out from it, is checked against that provider's policy
+// like its own switch, and the call gets a trace for it; without one, that provider's later
+// calls in the line cannot trust its state file, and where the entry says that the switch
+// selects another context, it is asked about.
 func (e *engine) externalSwitches(c *Call) []trace {
-	a := argvOf(e.byName[strings.ToLower(c.Name)], c.Args)
-	var path []string
+	own := argvOf(e.byName[strings.ToLower(c.Name)], c.Args)
 	var out []trace
 	runes := utf8.RuneCountInString(c.Name)
 	for _, q := range e.in.Providers {
@@ -316,29 +318,32 @@ func (e *engine) externalSwitches(c *Call) []trace {
 				continue
 			}
 			sw := q.SwitchedBy[i]
-			if path == nil {
-				path = a.path()
-			}
+			a := own
+			a.valueFlags = switcherFlags(own.valueFlags, sw)
 			pat := e.pattern(s.rest)
-			n, ok := switchApplies(sw, &pat, a, path)
+			n, ok := switchApplies(sw, &pat, a, a.path())
 			if !ok {
 				continue
 			}
-			if sw.Unknown {
-				// The scope is that of q's state as a call of q here would read it: the writer
-				// changes the kubeconfig that the line's environment points kubectl at.
-				st, _ := e.resolve(q, c, argvOf(q, nil), nil)
-				e.carry(Switched{Provider: group(q), Unknown: true, From: strings.Join(values(c), " "), Scope: st.scope})
-				break
-			}
 			t := trace{CallTrace: CallTrace{Provider: q.Name, Argv: values(c), Via: c.Via, Kind: KindSwitch}}
-			cp := e.policyFor(q)
-			e.doSwitch(&t, q, cp, c, a, sw, n)
-			if cp != nil {
+			e.doSwitch(&t, q, c, a, sw, n, true)
+			if e.switchPolicy(q) != nil {
 				out = append(out, t)
 			}
 			break
 		}
+	}
+	return out
+}
+
+// switcherFlags are the flags that take a value in another CLI's call that a switched_by entry
+// matches: that CLI's own when a provider guards it, the entry's value_flags, and the flags
+// that give its target (minikube -p NAME start is minikube start).
+func switcherFlags(own []string, sw spec.Switch) []string {
+	out := append(slices.Clip(own), sw.ValueFlags...)
+	out = append(out, sw.Flags...)
+	for _, st := range sw.Read {
+		out = append(out, st.Flag...)
 	}
 	return out
 }

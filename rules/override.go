@@ -169,45 +169,84 @@ func (e *engine) redefines(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a
 		if _, reads := matchAny(parseEach(r.Except, func(s string) string { return s }), a, path); reads {
 			continue
 		}
-		name, known := "", false
-		switch {
-		case r.Selected || len(r.Current) > 0 && a.hasAny(r.Current):
-			eff, _ := e.effective(p, cp, c, a)
-			name, known = eff.Value, !eff.unknown && eff.Value != ""
-		case r.Arg > 0:
-			ps := a.positionals(n)
-			if len(ps) >= r.Arg && ps[r.Arg-1].Literal {
-				name, known = ps[r.Arg-1].Value, true
-				if r.Match != "" {
-					re, err := e.regexp(r.Match)
-					if err != nil {
-						continue
-					}
-					m := re.FindStringSubmatch(name)
-					if m == nil {
-						continue // not a redefinition (config set current-context: a switch)
-					}
-					if name, known = "", len(m) > 1; known {
-						name = m[1] // else any context may be changed (config set clusters.x.server)
-					}
+		if e.redefine(t, p, cp, c, a, r, n) {
+			return
+		}
+	}
+}
+
+// externalRedefines asks about a call of another CLI that changes what a provider's context is
+// (redefined_by: `kubens team-b` sets the current context's namespace, as `kubectl config
+// set-context --current --namespace=team-b` does).
+func (e *engine) externalRedefines(c *Call) []trace {
+	var out []trace
+	for _, q := range e.in.Providers {
+		for _, r := range q.RedefinedBy {
+			name, rest, _ := strings.Cut(r.Command, " ")
+			cp := e.policyFor(q)
+			if !strings.EqualFold(name, c.Name) || cp == nil {
+				continue
+			}
+			a := argvOf(e.byName[strings.ToLower(c.Name)], c.Args)
+			path := a.path()
+			pat := e.pattern(rest)
+			n, ok := pat.match(a, path)
+			// Its except patterns start with the other CLI's word, as its command does.
+			except := parseEach(r.Except, func(x string) string { return strings.TrimPrefix(x, name+" ") })
+			if _, reads := matchAny(except, a, path); !ok || reads {
+				continue
+			}
+			t := trace{CallTrace: CallTrace{Provider: q.Name, Argv: values(c), Via: c.Via, Kind: KindRedefine}}
+			if e.redefine(&t, q, cp, c, a, r, n) {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// redefine decides one entry that matched the call after n path words, and reports whether it
+// asked: it does when the context it changes is allowed, or may be.
+func (e *engine) redefine(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, r spec.Redefine, n int) bool {
+	name, known := "", false
+	switch {
+	case r.Selected || r.CurrentAlways || len(r.Current) > 0 && a.hasAny(r.Current):
+		eff, _ := e.effective(p, cp, c, a)
+		name, known = eff.Value, !eff.unknown && eff.Value != ""
+	case r.Arg > 0:
+		ps := a.positionals(n)
+		if len(ps) >= r.Arg && ps[r.Arg-1].Literal {
+			name, known = ps[r.Arg-1].Value, true
+			if r.Match != "" {
+				re, err := e.regexp(r.Match)
+				if err != nil {
+					return false
+				}
+				m := re.FindStringSubmatch(name)
+				if m == nil {
+					return false // not a redefinition (config set current-context: a switch)
+				}
+				if name, known = "", len(m) > 1; known {
+					name = m[1] // else any context may be changed (config set clusters.x.server)
 				}
 			}
 		}
-		fold := p.Context.CaseInsensitive
-		if known {
-			eff, _ := e.resolve(p, c, a, nil)
-			if !cp.allows(identify(name, eff.known, fold), fold) {
-				continue
-			}
-		}
-		what := "a " + p.Noun + " that an allowed one may use"
-		if known {
-			what = "the allowed " + p.Noun + " " + name
-		}
-		t.decide(VerdictAsk, p.Name+".redefine", fmt.Sprintf("[ctxguard/%s.redefine] `%s` changes %s, for every later call bound to it in every session — a human decides",
-			p.Name, strings.Join(values(c), " "), what))
-		return
 	}
+	fold := p.Context.CaseInsensitive
+	if known {
+		eff, _ := e.resolve(p, c, a, nil)
+		if !cp.allows(identify(name, eff.known, fold), fold) {
+			return false
+		}
+	}
+	what := "a " + p.Noun + " that an allowed one may use"
+	if known {
+		what = "the allowed " + p.Noun + " " + name
+	}
+	t.decide(VerdictAsk, p.Name+".redefine", fmt.Sprintf("[ctxguard/%s.redefine] `%s` changes %s, for every later call bound to it in every session — a human decides",
+		p.Name, strings.Join(values(c), " "), what))
+	return true
 }
 
 // regexp compiles a spec's expression once per run.

@@ -184,10 +184,12 @@ func (a argv) hasFlag(name, value string, withValue bool) bool {
 	return false
 }
 
-// hasAny reports whether the call has any of the flags.
+// hasAny reports whether the call has any of the flags; one written with a value
+// (--set-current-context=false) counts only with that value.
 func (a argv) hasAny(names []string) bool {
 	for _, n := range names {
-		if a.hasFlag(n, "", false) {
+		name, value, withValue := strings.Cut(n, "=")
+		if a.hasFlag(name, value, withValue) {
 			return true
 		}
 	}

@@ -14,20 +14,20 @@ func (e *engine) envOnly(p *spec.Spec) bool {
 	return e.in.Shell == ShellPowerShell && p.Bind != nil && len(p.Bind.Flags) == 0 && len(p.Bind.Env) > 0
 }
 
-// boundCall is the call as it should be written, bound to value: with the binding inserted, or,
-// in PowerShell for a binding by variable, preceded by the assignment.
+// boundCall is the call as it should be run on its own, bound to value: with the binding
+// inserted, or, in PowerShell for a binding by variable, preceded by the assignment.
 func (e *engine) boundCall(p *spec.Spec, c *Call, value string) string {
 	if e.envOnly(p) {
-		return psAssign(p.Bind.Env[0], e.in.Quote(value)) + strings.TrimSpace(c.Src[c.Start:c.End])
+		return psAssign(p.Bind.Env[0], e.in.Quote(value)) + e.standalone(c)
 	}
 	ed, _ := e.bindEdit(p, c, value)
-	return fixedCall(c, ed)
+	return e.standalone(c, span{ed.At, ed.At, ed.Text})
 }
 
 // psAssign renders `$env:NAME='value'; `. An assignment's value must be quoted in PowerShell (a
 // bare word there is a command), and a value the quoting function left bare has no quote in it.
 func psAssign(name, q string) string {
-	if !strings.HasPrefix(q, "'") {
+	if !strings.HasPrefix(q, "'") && !strings.HasPrefix(q, `"`) {
 		q = "'" + q + "'"
 	}
 	return "$env:" + name + "=" + q + "; "
@@ -39,5 +39,5 @@ func (e *engine) bindEnvPowerShell(t *trace, p *spec.Spec, c *Call, tgt, where s
 	t.Binding = p.Bind.Env[0] + "=" + tgt
 	t.Fixed = e.boundCall(p, c, tgt)
 	t.decide(VerdictDeny, p.Name+".bind-powershell", fmt.Sprintf("[ctxguard/%s.bind-powershell] %s; PowerShell cannot set %s for one command, so ctxguard cannot bind it in place — run: %s (the variable then stays set in that PowerShell session, which keeps later %s calls on it too)",
-		p.Name, where, p.Bind.Env[0], t.Fixed, p.Name))
+		p.Name, where, p.Bind.Env[0], e.offer(t, c, t.Fixed), p.Name))
 }

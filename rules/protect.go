@@ -72,7 +72,7 @@ type Self interface {
 	// command creates inside path when path is a directory (cp a b DIR).
 	Match(path string, tree bool, into []string) (Protection, bool)
 	// Mentions reports whether the text of a path that cannot be read statically may name one of
-	// them ("$HOME/.claude/settings.json").
+	// them ("$HOME/.claude/settings.json"), or a CLI's state file (a glob).
 	Mentions(text string) bool
 }
 
@@ -291,11 +291,11 @@ func destinations(wr *Writer, args []Word) []Word {
 }
 
 // dynamicWrite asks about a written path (or the folder an unnamed writer writes in) that is not
-// literal, when its text may name one of ctxguard's files.
+// literal, when its text may name one of ctxguard's files or a CLI's state file.
 func (e *engine) dynamicWrite(t *trace, c *Call, w Word) {
 	if e.in.Self.Mentions(w.Value) {
 		t.Matched = append(t.Matched, w.Value)
-		t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration — write the path out; %s",
+		t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration, or a CLI's state file — write the path out; %s",
 			describeCall(c), w.Value, selfReason))
 	}
 }

@@ -79,7 +79,7 @@ func (e *engine) moved(t *trace, p *spec.Spec, c *Call, eff effective, in spec.I
 	call := strings.TrimSpace(c.Src[c.Start:c.End])
 	fix := fmt.Sprintf("switch the %s to %s first", p.Noun, eff.Value)
 	if sw := e.switchCommand(p, c, in, eff.known, eff.Value); sw != "" {
-		fix = "switch back in the same command: " + e.then(sw, call)
+		fix = "switch back in the same command: " + e.offer(t, c, e.switchThen(c, sw))
 	}
 	t.decide(VerdictDeny, id+".session-moved", fmt.Sprintf("[ctxguard/%s.session-moved] this session switched the %s %s to %s (`%s`), but the active one is now %s: another session switched it since, and %s cannot be bound to a %s — %s",
 		id, p.Name, p.Noun, describe(eff.ContextTrace), eff.From, describe(eff.active.ContextTrace), call, p.Noun, fix))

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,32 +12,57 @@ import (
 
 // doSwitch decides a call that changes the shared context. An allowed target is let through
 // (agents must not stall on it; the calls after it are bound) and carried to the rest of the
-// line; any other target is denied, since the switch would move every other session too.
-func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a argv, sw spec.Switch, n int) {
+// line; any other target is denied, since the switch would move every other session too. A
+// target ctxguard cannot know is carried as unknown, and asked about where the entry says that
+// it selects another context. external is set for another CLI's entry (switched_by).
+func (e *engine) doSwitch(t *trace, p *spec.Spec, c *Call, a argv, sw spec.Switch, n int, external bool) {
 	id := p.Name
+	cp := e.switchPolicy(p)
 	self := strings.Join(values(c), " ")
 	before, _ := e.resolve(p, c, a, nil)
-	w, known := switchTarget(sw, a, n)
-	if sw.Unknown || !known {
+	unknown := func(asks bool) {
 		e.carry(Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope})
 		t.Context = &ContextTrace{Source: OriginUnknown}
-		if cp != nil && sw.Asks {
+		if cp != nil && asks && len(cp.Allow) > 0 {
 			// It moves the shared context of every session to one nobody can check first.
 			t.decide(VerdictAsk, id+".switch-unknown", fmt.Sprintf("[ctxguard/%s.switch-unknown] `%s` switches the shared %s %s to one ctxguard cannot know beforehand — a human decides; to switch to an allowed %s, name it%s",
-				id, self, p.Name, p.Noun, p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw)))
+				id, self, p.Name, p.Noun, p.Noun, e.switchFix(t, p, cp, c, e.input(p, c, a, nil), before.known, &sw, external)))
 		}
-		return
 	}
-	if !w.Literal {
-		t.Context = &ContextTrace{Value: w.Value, Source: OriginUnknown}
+	dynamic := func(value string) {
+		t.Context = &ContextTrace{Value: value, Source: OriginUnknown}
 		e.carry(Switched{Provider: group(p), Unknown: true, From: self, Scope: before.scope})
 		if cp != nil {
 			t.decide(VerdictAsk, id+".switch-dynamic", fmt.Sprintf("[ctxguard/%s.switch-dynamic] the target of `%s` is not a literal value, so ctxguard cannot check it against the allowed %ss (%s) — write the %s out",
 				id, self, p.Noun, cp.allowedList(before.known, p.Context.CaseInsensitive), p.Noun))
 		}
+	}
+	if sw.Unknown {
+		unknown(sw.Asks)
+		return
+	}
+	var w Word
+	if len(sw.Read) == 0 || sw.Arg > 0 || len(sw.Flags) > 0 {
+		var known bool
+		if w, known = switchTarget(sw, a, n); !known {
+			unknown(sw.Asks)
+			return
+		}
+		if !w.Literal {
+			dynamic(w.Value)
+			return
+		}
+	}
+	if len(sw.Read) > 0 && uncertain(p, sw.Read, c, a) {
+		dynamic("")
 		return
 	}
 	value, name, cr, err := e.switchValue(p, c, a, sw, w.Value)
+	if errors.Is(err, spec.ErrUnknown) || err == nil && value == "" && len(sw.Read) > 0 {
+		// The switch selects a context, which the line does not tell.
+		unknown(true)
+		return
+	}
 	cr.Provider, cr.From, cr.Scope = group(p), self, before.scope
 	ct := ContextTrace{Value: value, Name: name, Source: OriginSwitch, From: self}
 	t.Context = &ct
@@ -56,7 +82,7 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		ct.Allowed = cp.allows(identify(value, before.known, fold), fold)
 		if !ct.Allowed {
 			t.decide(VerdictDeny, id+".switch-not-allowed", fmt.Sprintf("[ctxguard/%s.switch-not-allowed] `%s` would switch the shared %s %s to %s, which this repository does not allow (allowed: %s) — switch to an allowed %s%s, or name one on each command%s",
-				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(before.known, fold), p.Noun, e.switchFix(p, cp, c, e.input(p, c, a, nil), before.known, &sw), e.flagHint(p)))
+				id, self, p.Name, p.Noun, describe(ct), cp.allowedList(before.known, fold), p.Noun, e.switchFix(t, p, cp, c, e.input(p, c, a, nil), before.known, &sw, external), e.flagHint(p)))
 			return
 		}
 		if sw.Redefines {
@@ -65,6 +91,25 @@ func (e *engine) doSwitch(t *trace, p *spec.Spec, cp *ContextPolicy, c *Call, a 
 		}
 	}
 	e.carry(cr)
+}
+
+// switchPolicy is what a switch of p's state answers to: p's own section of the policy and that
+// of the provider whose state p shares, as two layers of one, so that the target must be
+// allowed by both (`oc project x` moves kubectl's current-context too, and contexts.kubectl
+// says where kubectl may go).
+func (e *engine) switchPolicy(p *spec.Spec) *ContextPolicy {
+	own, shared := e.in.Policy.Contexts[p.Name], e.in.Policy.Contexts[group(p)]
+	switch {
+	case own == nil:
+		return shared
+	case shared == nil || shared == own:
+		return own
+	}
+	return &ContextPolicy{
+		Allow:    append(slices.Clip(own.Allow), shared.Allow...),
+		Defaults: append(slices.Clip(own.Defaults), shared.Defaults...),
+		Unbound:  Stricter(own.Unbound, shared.Unbound),
+	}
 }
 
 // switchTarget finds the word that names the switch's target: one of its flags, or a
@@ -82,10 +127,11 @@ func switchTarget(sw spec.Switch, a argv, n int) (Word, bool) {
 }
 
 // switchValue turns a switch target into the context it selects: directly, through a lookup in
-// the state (a profile index into its environment), or by re-reading the state with a read
-// variable set (a configuration).
+// the state (a profile index into its environment) or the switch's own read steps (kind's
+// cluster name into its context), or by re-reading the state with a read variable set (a
+// configuration).
 func (e *engine) switchValue(p *spec.Spec, c *Call, a argv, sw spec.Switch, target string) (value, name string, cr Switched, err error) {
-	if sw.Lookup != "" {
+	if sw.Lookup != "" || len(sw.Read) > 0 {
 		v, ok, err := e.in.State.Target(p, e.input(p, c, a, nil), &sw, target)
 		if err != nil || !ok {
 			return "", "", Switched{}, err
@@ -113,7 +159,7 @@ func (e *engine) switchValue(p *spec.Spec, c *Call, a argv, sw spec.Switch, targ
 func (e *engine) switchCommand(p *spec.Spec, c *Call, in spec.Input, known []spec.Known, target string) string {
 	for _, by := range []switchBy{byName, byContext, byIndex} {
 		for i := range p.Switch {
-			if cmd := e.switchTo(p, c, in, known, &p.Switch[i], target, by); cmd != "" {
+			if cmd := e.switchTo(p, c, in, known, &p.Switch[i], false, target, by); cmd != "" {
 				return cmd
 			}
 		}
@@ -125,7 +171,7 @@ func (e *engine) switchCommand(p *spec.Spec, c *Call, in spec.Input, known []spe
 func (e *engine) createCommand(p *spec.Spec, c *Call, target string) string {
 	for i := range p.Switch {
 		if p.Switch[i].Creates {
-			return switchLine(p, &p.Switch[i], dirFlags(p, c)) + e.in.Quote(target)
+			return switchLine(p, &p.Switch[i], false, dirFlags(p, c)) + e.in.Quote(target)
 		}
 	}
 	return ""
@@ -136,17 +182,21 @@ func (e *engine) createCommand(p *spec.Spec, c *Call, target string) string {
 // for a provider with no such switch.
 func SwitchCommand(p *spec.Spec, target string, quote func(string) string) string {
 	for i := range p.Switch {
-		if sw := &p.Switch[i]; !sw.Unknown && sw.Lookup == "" && sw.Sets == "" {
-			return switchLine(p, sw, nil) + quote(target)
+		if sw := &p.Switch[i]; !sw.Unknown && sw.Lookup == "" && sw.Sets == "" && len(sw.Read) == 0 {
+			return switchLine(p, sw, false, nil) + quote(target)
 		}
 	}
 	return ""
 }
 
-// switchLine is a switch command up to its target, with dir (directory flags) after the
-// command name: "terraform -chdir=infra workspace select ".
-func switchLine(p *spec.Spec, sw *spec.Switch, dir []string) string {
-	cmd := strings.Join(append([]string{p.Commands[0]}, dir...), " ") + " " + sw.Command + " "
+// switchLine is a switch command up to its target. Another CLI's switch (switched_by, external)
+// starts with that CLI's word: `kubectx `; the provider's own starts with its command word and
+// dir (directory flags): "terraform -chdir=infra workspace select ".
+func switchLine(p *spec.Spec, sw *spec.Switch, external bool, dir []string) string {
+	cmd := sw.Command + " "
+	if !external {
+		cmd = strings.Join(append([]string{p.Commands[0]}, dir...), " ") + " " + cmd
+	}
 	if len(sw.Flags) > 0 {
 		cmd += sw.Flags[0] + " "
 	}
@@ -183,11 +233,15 @@ const (
 // switchTo renders sw switching to target, naming it the way by says; "" when sw does not
 // take such a target or none reaches target. A target looked up in the state is checked there
 // (State.Target): the command the reason offers selects that context and no other.
-func (e *engine) switchTo(p *spec.Spec, c *Call, in spec.Input, known []spec.Known, sw *spec.Switch, target string, by switchBy) string {
-	if sw.Unknown || sw.Sets != "" || (sw.Lookup == "") != (by == byContext) {
+func (e *engine) switchTo(p *spec.Spec, c *Call, in spec.Input, known []spec.Known, sw *spec.Switch, external bool, target string, by switchBy) string {
+	if sw.Unknown || sw.Sets != "" || len(sw.Read) > 0 || (sw.Lookup == "") != (by == byContext) {
 		return ""
 	}
-	cmd := switchLine(p, sw, dirFlags(p, c))
+	var dir []string
+	if !external {
+		dir = dirFlags(p, c)
+	}
+	cmd := switchLine(p, sw, external, dir)
 	if by == byContext {
 		return cmd + e.in.Quote(target)
 	}
@@ -219,4 +273,18 @@ func (e *engine) then(first, next string) string {
 		return first + "; if ($?) { " + next + " }"
 	}
 	return first + " && " + next
+}
+
+// offer records cmd as a command that the reason for c offers to run instead, and returns it as
+// the reason writes it: made runnable from where the agent is, which is the line's directory, so
+// a `cd DIR` of the line that c runs after comes first (`cd infra && terraform workspace new
+// staging`, not a workspace created in the wrong folder).
+func (e *engine) offer(t *trace, c *Call, cmd string) string {
+	if c.Dir != "" && !c.DirUnknown {
+		cmd = e.then("cd "+e.in.Quote(c.Dir), cmd)
+	}
+	if !slices.Contains(t.Fixes, cmd) {
+		t.Fixes = append(t.Fixes, cmd)
+	}
+	return cmd
 }

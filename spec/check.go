@@ -94,18 +94,7 @@ func (c *checker) spec(s *Spec) {
 		}
 	}
 	for i, r := range s.Redefine {
-		if r.Command == "" {
-			c.add(at("redefine", i), "redefine needs a command")
-		}
-		if r.Selected && (r.Arg != 0 || len(r.Current) > 0 || r.Match != "") {
-			c.add(at("redefine", i)+".selected", "selected names the context the call selects: drop arg, match and current")
-		}
-		for j, x := range r.Except {
-			c.pattern(at(at("redefine", i)+".except", j), x)
-		}
-		if _, err := regexp.Compile(r.Match); err != nil {
-			c.add(at("redefine", i)+".match", "match: %v", err)
-		}
+		c.redefine(at("redefine", i), r)
 	}
 	c.context(&s.Context)
 	if n := len(s.Context.Read); s.Bind != nil && n > 0 && len(s.Context.Read[n-1].Replaced) > 0 {
@@ -145,6 +134,9 @@ func (c *checker) spec(s *Spec) {
 		if c.pattern(path+".command", s.Switch[i].Command) && strings.HasPrefix(s.Switch[i].Command, "-") {
 			c.add(path+".command", "a switch command starts with a subcommand word")
 		}
+		if len(s.Switch[i].ValueFlags) > 0 {
+			c.add(path+".value_flags", "value_flags belongs to switched_by entries: this CLI's own are the provider's value_flags")
+		}
 		c.switchEntry(path, &s.Switch[i], &s.Context)
 	}
 	for i := range s.SwitchedBy {
@@ -154,16 +146,15 @@ func (c *checker) spec(s *Spec) {
 			c.add(path, "a switched_by entry has no lookup or sets: they read this provider's own state")
 		}
 		c.switchEntry(path, sw, &s.Context)
-		if !c.pattern(path, sw.Command) {
-			continue
+		for j, f := range sw.ValueFlags {
+			c.flag(at(path+".value_flags", j), f)
 		}
-		w := strings.Fields(sw.Command)[0]
-		switch {
-		case strings.HasPrefix(w, "-") || strings.Contains(w, "*"):
-			c.add(path, "%q must start with the command word of the other CLI", sw.Command)
-		case slices.Contains(s.Commands, w):
-			c.add(path, "%q is this provider's own command: list it under switch", sw.Command)
-		}
+		c.otherCLI(path, sw.Command, s, "switch")
+	}
+	for i, r := range s.RedefinedBy {
+		path := at("redefined_by", i)
+		c.redefine(path, r)
+		c.otherCLI(path+".command", r.Command, s, "redefine")
 	}
 	if s.Shares != "" && (!isName(s.Shares) || s.Shares == s.Name) {
 		c.add("shares", "shares %q must name another provider", s.Shares)
@@ -188,6 +179,44 @@ func (c *checker) spec(s *Spec) {
 				c.add(at(path+".unless", j), "%q is not a flag with a value (--dry-run=client)", u)
 			}
 		}
+	}
+}
+
+// redefine checks a redefine entry apart from its command, which redefine and redefined_by
+// check differently.
+func (c *checker) redefine(path string, r Redefine) {
+	if r.Command == "" {
+		c.add(path, "redefine needs a command")
+	}
+	if _, err := regexp.Compile(r.Match); err != nil {
+		c.add(path+".match", "match: %v", err)
+	}
+	for j, f := range r.Current {
+		c.flag(at(path+".current", j), f)
+	}
+	if r.Selected && (r.Arg != 0 || len(r.Current) > 0 || r.Match != "") {
+		c.add(path+".selected", "selected names the context the call selects: drop arg, match and current")
+	}
+	if r.CurrentAlways && (r.Arg != 0 || len(r.Current) > 0 || r.Match != "" || r.Selected) {
+		c.add(path+".current_always", "current_always redefines the current context: drop arg, match, current and selected")
+	}
+	for j, x := range r.Except {
+		c.pattern(at(path+".except", j), x)
+	}
+}
+
+// otherCLI checks the command of a switched_by or redefined_by entry: a pattern whose first word
+// is another CLI's command word.
+func (c *checker) otherCLI(path, command string, s *Spec, own string) {
+	if !c.pattern(path, command) {
+		return
+	}
+	w := strings.Fields(command)[0]
+	switch {
+	case strings.HasPrefix(w, "-") || strings.Contains(w, "*"):
+		c.add(path, "%q must start with the command word of the other CLI", command)
+	case slices.Contains(s.Commands, w):
+		c.add(path, "%q is this provider's own command: list it under %s", command, own)
 	}
 }
 
@@ -243,16 +272,8 @@ func (c *checker) context(ctx *Context) {
 		c.add("context.read", "context.read is required: the steps that read the active context")
 		return
 	}
-	last := len(ctx.Read) - 1
-	for _, st := range ctx.Read {
-		if st.Let != "" {
-			c.all = append(c.all, st.Let)
-		}
-	}
-	for i := range ctx.Read {
-		c.step(at("context.read", i), &ctx.Read[i], i == last)
-	}
-	final := &ctx.Read[last]
+	c.steps("context.read", ctx.Read)
+	final := &ctx.Read[len(ctx.Read)-1]
 	if k := ctx.Known; k != nil {
 		if len(final.File) == 0 {
 			c.add("context.known", "known needs the last read step to read a file")
@@ -286,6 +307,18 @@ func (c *checker) context(ctx *Context) {
 		case e.Path != "":
 			c.template(path+".path", e.Path)
 		}
+	}
+}
+
+// steps checks a list of read steps; afterwards c.lets holds their Let names.
+func (c *checker) steps(path string, steps []Step) {
+	for _, st := range steps {
+		if st.Let != "" {
+			c.all = append(c.all, st.Let)
+		}
+	}
+	for i := range steps {
+		c.step(at(path, i), &steps[i], i == len(steps)-1)
 	}
 }
 
@@ -439,7 +472,19 @@ func (c *checker) switchEntry(path string, sw *Switch, ctx *Context) {
 		c.flag(at(path+".flags", i), f)
 	}
 	for i, f := range sw.Unless {
-		c.flag(at(path+".unless", i), f)
+		if !isFlag(f, true) {
+			c.add(at(path+".unless", i), "%q is not a flag (-x, --name, --name=value)", f)
+		}
+	}
+	if len(sw.Read) > 0 {
+		// The steps' Let names are their own: the provider's are not theirs to read.
+		lets, all := c.lets, c.all
+		c.lets, c.all = nil, nil
+		c.steps(path+".read", sw.Read)
+		c.lets, c.all = lets, all
+		if sw.Unknown || sw.Lookup != "" || sw.Sets != "" || sw.Creates {
+			c.add(path+".read", "read works the target out: drop unknown, lookup, sets and creates")
+		}
 	}
 	if sw.Arg < 0 {
 		c.add(path+".arg", "arg must be 1 or more")

@@ -35,8 +35,14 @@ type Spec struct {
 	// SwitchedBy lists other CLIs' command lines that change this provider's context as a side
 	// effect ("az aks get-credentials" for kubectl). Each is a switch entry whose Command starts
 	// with the other CLI's command word; YAML may write one as a plain string, whose target is
-	// unknown. An entry with a target (kubectx NAME) is checked against the policy like a switch.
+	// unknown and asked about (it moves every session to a context nobody can check first). An
+	// entry with a target (kubectx NAME, or one its Read steps work out: kind create cluster
+	// selects kind-<name>) is checked against the policy like a switch.
 	SwitchedBy []Switch `yaml:"switched_by"`
+	// RedefinedBy lists other CLIs' command lines that change what one of this provider's
+	// contexts is, as Redefine does for its own (kubens NAME sets the current context's
+	// namespace): each Command starts with the other CLI's command word.
+	RedefinedBy []Redefine `yaml:"redefined_by"`
 	// Help lists the flags that make any call print its help and do nothing else (--help): such
 	// a call is allowed whatever it names, destructive or not.
 	Help []string `yaml:"help"`
@@ -233,7 +239,8 @@ type Switch struct {
 	// there are no Flags; 0 means 1. Flags and Arg exclude each other.
 	Arg int `yaml:"arg"`
 	// Unless lists flags that make the command leave the context alone (gcloud config
-	// configurations create --no-activate): the entry does not apply to a call that has one.
+	// configurations create --no-activate): the entry does not apply to a call that has one. A
+	// flag written with a value (--set-current-context=false) counts only with that value.
 	Unless []string `yaml:"unless"`
 	// Lookup, when set, is a gjson path template (${target} is the raw target, escaped for
 	// gjson) evaluated on the last state file to turn the target into a context (pac: a profile
@@ -244,12 +251,25 @@ type Switch struct {
 	// Sets names a Let step whose value the target replaces (gcloud: configurations activate sets
 	// the configuration, and the context is read again from it through Input.Vars).
 	Sets string `yaml:"sets"`
+	// Read, when set, works the target out from the call instead of taking it as written: steps
+	// read like Context.Read, over the switching call's flags and environment and the files
+	// they name, whose last value is the context the switch selects (kind create cluster
+	// selects kind-${name}, its --name else KIND_CLUSTER_NAME else kind). ${target} in them is
+	// the word Flags or Arg give, when the entry names one. When they give nothing (a --config
+	// file names the cluster instead), the switch selects a context the line does not tell, and
+	// is asked about as with Asks.
+	Read []Step `yaml:"read"`
+	// ValueFlags, in a switched_by entry, are the other CLI's flags that take a separate value
+	// (minikube -p NAME start), so that the value is not read as its subcommand; the entry's
+	// Flags and its Read steps' flags count as such too.
+	ValueFlags []string `yaml:"value_flags"`
 	// Unknown marks a switch whose target cannot be known (az logout, kubectl config unset
 	// current-context): later calls must be bound explicitly.
 	Unknown bool `yaml:"unknown"`
 	// Asks marks a switch whose unknown target is another context that exists (gh auth switch
-	// without --user toggles to the other account): it moves every session there, so a human
-	// decides.
+	// without --user toggles to the other account, aws eks update-kubeconfig selects the
+	// cluster's ARN): it moves every session there, so a human decides wherever the policy
+	// restricts the contexts.
 	Asks bool `yaml:"asks"`
 	// Creates marks a switch that creates the context it names (terraform workspace new): the
 	// command a reason offers when the policy's default does not exist where the call runs.
@@ -292,14 +312,18 @@ type Redefine struct {
 	Selected bool `yaml:"selected"`
 	// Except lists command patterns under Command that only read (aws configure list).
 	Except []string `yaml:"except"`
+	// CurrentAlways says that every call it matches redefines the current context, with no
+	// flag needed (kubens NAME sets the current context's namespace).
+	CurrentAlways bool `yaml:"current_always"`
 }
 
 // UnmarshalYAML accepts a mapping, or (in switched_by) a plain string: a command whose target is
-// unknown.
+// unknown, asked about. A switcher that selects no context at all (kind delete cluster clears
+// it) is written as a mapping with unknown: true and no asks.
 func (sw *Switch) UnmarshalYAML(unmarshal func(any) error) error {
 	var command string
 	if err := unmarshal(&command); err == nil {
-		*sw = Switch{Command: command, Unknown: true}
+		*sw = Switch{Command: command, Unknown: true, Asks: true}
 		return nil
 	}
 	type plain Switch // without this method, so that the decoder's strictness applies

@@ -314,7 +314,7 @@ func runCase(c *caseDef, tpl *template, dir, ctxguard, testbin string, pwsh bool
 		case e.Destructive && (e.Action == "act" || e.Action == "switch"):
 			fail("effect: %s ran a destructive command (%s) in %s", e.CLI, strings.Join(e.Argv, " "), e.Context)
 		case (e.Action == "act" || e.Action == "switch") && e.Context != sb.allowed[e.CLI]:
-			fail("effect: %s %s in %s (%s), which the policy does not allow", e.CLI, verb(e.Action), e.Context, strings.Join(e.Argv, " "))
+			fail("effect: %s %s %s (%s), which the policy does not allow", e.CLI, verb(e.Action), e.Context, strings.Join(e.Argv, " "))
 		}
 	}
 	after, err := snapshot(sb.root)
@@ -356,7 +356,7 @@ func verb(action string) string {
 	if action == "switch" {
 		return "switched the shared context to"
 	}
-	return "acted"
+	return "acted in"
 }
 
 func union(a, b map[string][32]byte) map[string]bool {

@@ -1095,6 +1095,10 @@ func doctlShim(argv []string) entry {
 			return errorf("%v", err)
 		}
 		return entry{Action: "config"}
+	case (pathIs(p, "kubernetes", "cluster", "kubeconfig", "save") || pathIs(p, "k8s", "cluster", "kubeconfig", "save")) && len(p) > 4:
+		// The context is do-<region>-<name>, the region the cluster's, which only the API knows.
+		keep, _ := a.last("--set-current-context")
+		return kubeAdd("do-nyc1-"+p[4], keep == "false")
 	}
 	t := token(ctx)
 	if t == "" {

@@ -298,6 +298,7 @@ var azGrammar = grammar{
 		"--subscription": true, "--resource-group": true, "--name": true, "--output": true, "--query": true,
 		"--ids": true, "--location": true, "--url": true, "--uri": true, "--method": true, "--body": true,
 		"--headers": true, "--scope": true, "--role": true, "--assignee": true, "--tags": true,
+		"--context": true, "--file": true, "--admin": false, "--overwrite-existing": false,
 		"--yes": false, "--debug": false, "--verbose": false, "--only-show-errors": false, "--help": false,
 		"--no-wait": false, "--all": false, "--force": false, "--version": false,
 	},
@@ -357,6 +358,20 @@ func azShim(argv []string) entry {
 	prof, err := readDoc(file, "json")
 	if err != nil || prof["subscriptions"] == nil {
 		return errorf("please run 'az login' (%v)", err)
+	}
+	if pathIs(a.path, "aks", "get-credentials") {
+		// The context is --context, else the cluster's name, with -admin for the admin's
+		// credentials (azure-cli acs/custom.py aks_get_credentials).
+		name, ok := a.last("--context")
+		if !ok {
+			if name, ok = a.last("--name"); !ok {
+				return errorf("the following arguments are required: --name/-n")
+			}
+			if a.has("--admin") {
+				name += "-admin"
+			}
+		}
+		return kubeAdd(name, false)
 	}
 	if pathIs(a.path, "account", "set") {
 		v, ok := a.last("--subscription", "--name")

@@ -109,14 +109,19 @@ func (e *NameError) Problem() string {
 }
 
 // needs reports whether a call of the command word needs s: it is one of s's commands or the
-// first word of a switched_by entry (kubectl's spec matters to a line that runs `az aks
-// get-credentials`).
+// first word of a switched_by or redefined_by entry (kubectl's spec matters to a line that runs
+// `az aks get-credentials` or `kubens`).
 func needs(s *spec.Spec, word string) bool {
 	if slices.Contains(s.Commands, word) {
 		return true
 	}
 	for _, p := range s.SwitchedBy {
 		if firstField(p.Command) == word {
+			return true
+		}
+	}
+	for _, r := range s.RedefinedBy {
+		if firstField(r.Command) == word {
 			return true
 		}
 	}
@@ -142,7 +147,7 @@ func (c *Catalog) Names() []string {
 }
 
 // For returns the specs a call of the command word needs: those that guard it and those that it
-// switches (switched_by), in the order they were added.
+// switches or redefines (switched_by, redefined_by), in the order they were added.
 func (c *Catalog) For(word string) []*spec.Spec {
 	if out, ok := c.byWord[word]; ok {
 		return out

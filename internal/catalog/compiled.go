@@ -229,6 +229,10 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 			CaseInsensitive: true,
+			DefinedIn: spec.Strings{
+				"${AZURE_CONFIG_DIR:-~/.azure}/config",
+				"${AZURE_CONFIG_DIR:-~/.azure}/clouds.config",
+			},
 		},
 		Bind: &spec.Bind{
 			Flags: []string{"--subscription"},
@@ -1836,17 +1840,88 @@ var builtinSpecs = []*spec.Spec{
 		},
 		SwitchedBy: []spec.Switch{
 			{
-				Command:   "az aks get-credentials",
-				Flags:     []string{"--context"},
+				Command: "az aks get-credentials",
+				Flags:   []string{"--context"},
+				Unless: []string{
+					"--file=-",
+					"-f=-",
+				},
 				Redefines: true,
 			},
 			{
+				Command: "az aks get-credentials --admin",
+				Unless: []string{
+					"--file=-",
+					"-f=-",
+				},
+				Read: []spec.Step{
+					{
+						Let: "cluster",
+						Flag: []string{
+							"--name",
+							"-n",
+						},
+					},
+					{
+						Default: "${cluster}-admin",
+					},
+				},
+			},
+			{
+				Command: "az aks get-credentials -a",
+				Unless: []string{
+					"--file=-",
+					"-f=-",
+				},
+				Read: []spec.Step{
+					{
+						Let: "cluster",
+						Flag: []string{
+							"--name",
+							"-n",
+						},
+					},
+					{
+						Default: "${cluster}-admin",
+					},
+				},
+			},
+			{
 				Command: "az aks get-credentials",
-				Unknown: true,
+				Unless: []string{
+					"--file=-",
+					"-f=-",
+				},
+				Read: []spec.Step{
+					{
+						Flag: []string{
+							"--name",
+							"-n",
+						},
+					},
+				},
 			},
 			{
 				Command: "gcloud container clusters get-credentials",
-				Unknown: true,
+				Arg:     1,
+				Read: []spec.Step{
+					{
+						Let:  "project",
+						Flag: []string{"--project"},
+					},
+					{
+						Let: "location",
+						Flag: []string{
+							"--location",
+							"--region",
+							"--zone",
+							"-z",
+						},
+					},
+					{
+						Default: "gke_${project}_${location}_${target}",
+					},
+				},
 			},
 			{
 				Command:   "aws eks update-kubeconfig",
@@ -1858,53 +1933,243 @@ var builtinSpecs = []*spec.Spec{
 				Command: "aws eks update-kubeconfig",
 				Unless:  []string{"--dry-run"},
 				Unknown: true,
-			},
-			{
-				Command: "doctl kubernetes cluster kubeconfig save",
-				Unknown: true,
-			},
-			{
-				Command: "doctl k8s cluster kubeconfig save",
-				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "doctl kubernetes cluster create",
-				Unknown: true,
+				Arg:     1,
+				Unless: []string{
+					"--set-current-context=false",
+					"--update-kubeconfig=false",
+				},
+				Read: []spec.Step{
+					{
+						Let:     "region",
+						Flag:    []string{"--region"},
+						Default: "nyc1",
+					},
+					{
+						Default: "do-${region}-${target}",
+					},
+				},
 			},
 			{
 				Command: "doctl k8s cluster create",
+				Arg:     1,
+				Unless: []string{
+					"--set-current-context=false",
+					"--update-kubeconfig=false",
+				},
+				Read: []spec.Step{
+					{
+						Let:     "region",
+						Flag:    []string{"--region"},
+						Default: "nyc1",
+					},
+					{
+						Default: "do-${region}-${target}",
+					},
+				},
+			},
+			{
+				Command: "doctl kubernetes cluster kubeconfig save",
+				Unless:  []string{"--set-current-context=false"},
 				Unknown: true,
+				Asks:    true,
+			},
+			{
+				Command: "doctl k8s cluster kubeconfig save",
+				Unless:  []string{"--set-current-context=false"},
+				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "doctl kubernetes cluster update",
+				Unless: []string{
+					"--set-current-context=false",
+					"--update-kubeconfig=false",
+				},
 				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "doctl k8s cluster update",
+				Unless: []string{
+					"--set-current-context=false",
+					"--update-kubeconfig=false",
+				},
 				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "kind create cluster",
-				Unknown: true,
+				Read: []spec.Step{
+					{
+						Let: "cluster",
+						Flag: []string{
+							"--name",
+							"-n",
+						},
+						Env:          spec.Strings{"KIND_CLUSTER_NAME"},
+						OverriddenBy: []string{"--config"},
+						Default:      "kind",
+					},
+					{
+						Default: "kind-${cluster}",
+					},
+				},
+				ValueFlags: []string{
+					"-v",
+					"--verbosity",
+				},
 			},
 			{
 				Command: "kind export kubeconfig",
-				Unknown: true,
+				Read: []spec.Step{
+					{
+						Let: "cluster",
+						Flag: []string{
+							"--name",
+							"-n",
+						},
+						Env:          spec.Strings{"KIND_CLUSTER_NAME"},
+						OverriddenBy: []string{"--config"},
+						Default:      "kind",
+					},
+					{
+						Default: "kind-${cluster}",
+					},
+				},
+				ValueFlags: []string{
+					"-v",
+					"--verbosity",
+				},
 			},
 			{
 				Command: "kind delete cluster",
+				ValueFlags: []string{
+					"-v",
+					"--verbosity",
+				},
 				Unknown: true,
 			},
 			{
 				Command: "minikube start",
-				Unknown: true,
-			},
-			{
-				Command: "minikube profile",
-				Unknown: true,
+				Unless:  []string{"--keep-context"},
+				Read: []spec.Step{
+					{
+						Flag: []string{
+							"-p",
+							"--profile",
+						},
+						Env: spec.Strings{"MINIKUBE_PROFILE"},
+						File: spec.Strings{
+							"${MINIKUBE_HOME:-~}/.minikube/config/config.json",
+							"${MINIKUBE_HOME}/config/config.json",
+						},
+						Format:  "json",
+						Value:   "profile",
+						Default: "minikube",
+					},
+				},
+				ValueFlags: []string{
+					"--log_dir",
+					"--log_file",
+					"-v",
+					"--v",
+					"--vmodule",
+					"-b",
+					"--bootstrapper",
+					"--user",
+				},
 			},
 			{
 				Command: "minikube update-context",
+				Read: []spec.Step{
+					{
+						Flag: []string{
+							"-p",
+							"--profile",
+						},
+						Env: spec.Strings{"MINIKUBE_PROFILE"},
+						File: spec.Strings{
+							"${MINIKUBE_HOME:-~}/.minikube/config/config.json",
+							"${MINIKUBE_HOME}/config/config.json",
+						},
+						Format:  "json",
+						Value:   "profile",
+						Default: "minikube",
+					},
+				},
+				ValueFlags: []string{
+					"--log_dir",
+					"--log_file",
+					"-v",
+					"--v",
+					"--vmodule",
+					"-b",
+					"--bootstrapper",
+					"--user",
+				},
+			},
+			{
+				Command: "minikube profile list",
+				ValueFlags: []string{
+					"--log_dir",
+					"--log_file",
+					"-v",
+					"--v",
+					"--vmodule",
+					"-b",
+					"--bootstrapper",
+					"--user",
+				},
+				Unknown: true,
+			},
+			{
+				Command: "minikube profile default",
+				Read: []spec.Step{
+					{
+						Default: "minikube",
+					},
+				},
+				ValueFlags: []string{
+					"--log_dir",
+					"--log_file",
+					"-v",
+					"--v",
+					"--vmodule",
+					"-b",
+					"--bootstrapper",
+					"--user",
+				},
+			},
+			{
+				Command: "minikube profile",
+				Arg:     1,
+				ValueFlags: []string{
+					"--log_dir",
+					"--log_file",
+					"-v",
+					"--v",
+					"--vmodule",
+					"-b",
+					"--bootstrapper",
+					"--user",
+				},
+			},
+			{
+				Command: "minikube delete",
+				ValueFlags: []string{
+					"--log_dir",
+					"--log_file",
+					"-v",
+					"--v",
+					"--vmodule",
+					"-b",
+					"--bootstrapper",
+					"--user",
+				},
 				Unknown: true,
 			},
 			{
@@ -1931,6 +2196,20 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Command: "kubectx -d",
 				Unknown: true,
+			},
+		},
+		RedefinedBy: []spec.Redefine{
+			{
+				Command:       "kubens *",
+				CurrentAlways: true,
+			},
+			{
+				Command:       "kubens -u",
+				CurrentAlways: true,
+			},
+			{
+				Command:       "kubens --unset",
+				CurrentAlways: true,
 			},
 		},
 		Help: []string{
@@ -2231,19 +2510,22 @@ var builtinSpecs = []*spec.Spec{
 			{
 				Command: "login",
 				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "logout",
 				Unknown: true,
 			},
 			{
-				Command: "project",
+				Command: "project *",
 				Unknown: true,
+				Asks:    true,
 			},
 			{
 				Command: "new-project",
 				Unless:  []string{"--skip-config-write"},
 				Unknown: true,
+				Asks:    true,
 			},
 		},
 		Help: []string{
@@ -2858,6 +3140,10 @@ var builtinSpecs = []*spec.Spec{
 					Format:  "text",
 					Default: "default",
 				},
+			},
+			DefinedIn: spec.Strings{
+				"${TF_DATA_DIR:-.terraform}/terraform.tfstate",
+				"terraform.tfstate",
 			},
 			Exists: []spec.Exists{
 				{

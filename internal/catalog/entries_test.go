@@ -8,6 +8,7 @@ import (
 	"github.com/ctxguard/ctxguard/internal/catalog"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/shell"
+	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/rules"
 	"github.com/ctxguard/ctxguard/spec"
 )
@@ -19,7 +20,11 @@ type noState struct{}
 func (noState) Resolve(*spec.Spec, spec.Input) (spec.Active, error) {
 	return spec.Active{}, nil
 }
-func (noState) Target(_ *spec.Spec, _ spec.Input, _ *spec.Switch, t string) (string, bool, error) {
+func (noState) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, t string) (string, bool, error) {
+	if len(sw.Read) > 0 {
+		// The steps work the target out from the line (and defaults): no state file exists.
+		return providers.NewReader().Target(s, in, sw, t)
+	}
 	return t, true, nil
 }
 func (noState) Exists(*spec.Spec, spec.Input, string) (bool, error) { return true, nil }
@@ -104,13 +109,22 @@ func TestEveryEntry(t *testing.T) {
 	}
 }
 
-// target is the part of a switch's line that names its target.
+// target is the part of a switch's line that names its target: the flag or words it takes, and
+// for one that works its target out, a value for each flag its steps read.
 func target(sw spec.Switch) string {
 	switch {
 	case sw.Unknown:
 		return ""
 	case len(sw.Flags) > 0:
 		return " " + sw.Flags[0] + " target"
+	case len(sw.Read) == 0:
+		return strings.Repeat(" target", max(sw.Arg, 1))
 	}
-	return strings.Repeat(" target", max(sw.Arg, 1))
+	out := strings.Repeat(" target", sw.Arg)
+	for _, st := range sw.Read {
+		if len(st.Flag) > 0 {
+			out += " " + st.Flag[0] + " target"
+		}
+	}
+	return out
 }

@@ -45,7 +45,8 @@ func TestMachineReach(t *testing.T) {
 		{"kubectx prod", "deny", "", "kubectl.switch-not-allowed"},
 		{"kubectl config use-context dev && helm list", "rewrite", "kubectl config use-context dev && helm list --kube-context dev", ""},
 		{"oc get pods", "rewrite", "oc get pods --context dev", "oc.bind"},
-		{"oc project payments && kubectl get pods", "rewrite", "oc project payments && kubectl get pods --context dev", "kubectl.rebind"},
+		// oc project selects a context the line does not name, which kubectl's policy guards.
+		{"oc project payments && kubectl get pods", "ask", "oc project payments && kubectl get pods --context dev", "oc.switch-unknown"},
 		{"aws eks update-kubeconfig --name c --alias prod --profile dev", "deny", "", "kubectl.switch-not-allowed"},
 		// doctl: --context, lower case.
 		{"doctl compute droplet list", "rewrite", "doctl compute droplet list --context dev", "doctl.rebind"},
@@ -151,4 +152,38 @@ func writeFiles(t *testing.T, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestStateFileWrites: a write to a file that holds a guarded CLI's contexts is asked about, like
+// a write to the kubeconfig, for the files a provider reads its context from and those it lists
+// in defined_in (aws reads none, but its config and credentials define every profile), where
+// their variables move them, for state kept under whichever directory a call runs in
+// (terraform's), also after a `cd`, and for globs that may match one.
+func TestStateFileWrites(t *testing.T) {
+	env, repo := machine(t)
+	home := env.Home
+	tests := []lineCase{
+		{"echo x > ~/.kube/config", "ask", "", "the kubectl state " + filepath.Join(home, ".kube", "config")},
+		{"echo x > ~/.aws/config", "ask", "", "the aws state " + filepath.Join(home, ".aws", "config")},
+		{`printf '[dev]\naws_access_key_id = AKIAPROD\n' >> ~/.aws/credentials`, "ask", "", "state.write"},
+		{"sed -i s/AKIADEV/AKIAPROD/ " + filepath.ToSlash(filepath.Join(home, ".aws", "credentials")), "ask", "", "state.write"},
+		{"cp other.ini ~/.azure/clouds.config", "ask", "", "the az state"},
+		{"echo x > ~/.aws/config.bak", "allow", "", ""},
+		{"echo x > .terraform/terraform.tfstate", "ask", "", "the terraform state " + filepath.Join(repo, ".terraform", "terraform.tfstate")},
+		{"cd infra && echo prod > .terraform/environment", "ask", "", "the terraform state " + filepath.Join(repo, "infra", ".terraform", "environment")},
+		{"echo prod > modules/net/.terraform/environment", "ask", "", "state.write"},
+		{"cp ../x/terraform.tfstate.d/prod/terraform.tfstate infra/terraform.tfstate.d/dev/", "ask", "", "state.write"},
+		{"rm -rf infra/.terraform", "ask", "", "state.write"},
+		{"echo x > infra/main.tf", "allow", "", ""},
+		// A glob that may match a state file is asked about; one that cannot, and a path in a
+		// variable, are not guessed at.
+		{"sed -i s/AKIADEV/AKIAPROD/ ~/.aws/cred*", "ask", "", "self.dynamic-write"},
+		{`sed -i s/dev/prod/ "$HOME"/.kube/conf*`, "ask", "", "a CLI's state file"},
+		{"sed -i s/a/b/ ~/notes/*.md", "allow", "", ""},
+		{`echo x > "$OUT"`, "allow", "", ""},
+	}
+	decideLines(t, env, repo, tests)
+	moved := testenv.Home(home, map[string]string{"AWS_CONFIG_FILE": filepath.Join(repo, "aws.ini"),
+		"CTXGUARD_MANAGED_POLICY": filepath.Join(repo, "none.yaml"), "XDG_STATE_HOME": testenv.TempDir(t)})
+	decideLines(t, moved, repo, []lineCase{{"echo x > aws.ini", "ask", "", "the aws state " + filepath.Join(repo, "aws.ini")}})
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ctxguard/ctxguard/providers"
 	"github.com/ctxguard/ctxguard/spec"
 )
 
@@ -49,8 +50,20 @@ func (f State) Resolve(s *spec.Spec, in spec.Input) (spec.Active, error) {
 	return a, nil
 }
 
-// Target finds a switch's target in the listed contexts when the switch looks it up.
-func (f State) Target(s *spec.Spec, _ spec.Input, sw *spec.Switch, target string) (string, bool, error) {
+// Target finds a switch's target in the listed contexts when the switch looks it up. A switch
+// that works its target out (read steps) does so from the call's flags, environment and
+// defaults, without the files its steps name, which the faked state does not have.
+func (f State) Target(s *spec.Spec, in spec.Input, sw *spec.Switch, target string) (string, bool, error) {
+	if len(sw.Read) > 0 {
+		bare := *sw
+		bare.Read = make([]spec.Step, len(sw.Read))
+		for i, st := range sw.Read {
+			st.File, st.Windows, st.Darwin = nil, nil, nil
+			st.Format, st.Value, st.Name, st.Else, st.List, st.FindUp = "", "", "", nil, false, false
+			bare.Read[i] = st
+		}
+		return providers.NewReader().Target(s, in, &bare, target)
+	}
 	if sw.Lookup == "" {
 		return target, target != "", nil
 	}
