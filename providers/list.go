@@ -100,9 +100,10 @@ func pick(path string, e gjson.Result, star string) string {
 // the template's * matched.
 type listed struct{ path, star string }
 
-// matching expands a listing's templates into the paths that exist, a * in one element of a
-// template matching any run of characters in that element of an existing path. The * is kept
-// through the expansion of ${…} as a NUL, which no path or variable holds.
+// matching expands a listing's templates into paths: a template with a * gives the existing
+// paths whose element there matches it (any run of characters in that element), one without is
+// given as it is, for the caller to read if it exists. The * is kept through the expansion of
+// ${…} as a NUL, which no path or variable holds.
 func (x *run) matching(st *spec.Step) ([]listed, error) {
 	const star = "\x00"
 	for _, ts := range []*spec.Strings{&st.File, &st.Windows, &st.Darwin} {
