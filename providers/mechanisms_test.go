@@ -219,6 +219,11 @@ func TestParseMechanisms(t *testing.T) {
 		{"read let scope", base + "    - {let: mine, default: a}\n    - {default: x}\nswitched_by:\n  - {command: other make, read: [{file: '${HOME}/f', format: json, value: 'k.${mine}'}]}\n", `${mine} in "k.${mine}" names no earlier let`},
 		{"unless value", base + "    - {default: x}\nswitched_by:\n  - {command: other make, unless: ['--x=']}\n", `"--x=" is not a flag (-x, --name, --name=value)`},
 		{"redefined_by own", base + "    - {default: x}\nredefined_by:\n  - {command: m set, current_always: true}\n", `"m set" is this provider's own command: list it under redefine`},
+		{"listed id", base + "    - {default: x}\n  listed:\n    - {file: a, format: json}\n", `id is required`},
+		{"listed stars", base + "    - {default: x}\n  listed:\n    - {file: 'a/*/b*', id: '*'}\n", `has more than one *`},
+		{"listed found only", base + "    - {default: x}\n  listed:\n    - {file: 'a/*', id: k}\n", `without format a file is only found`},
+		{"listed match", base + "    - {default: x}\n  listed:\n    - {file: a, format: ini, list: '@keys', id: '@this', match: '('}\n", `match is not a regular expression`},
+		{"listed let", base + "    - {default: x}\n  listed:\n    - {file: a, format: json, list: '${nope}', id: k}\n", `${nope} in "${nope}" names no earlier let`},
 		{"current_always arg", base + "    - {default: x}\nredefined_by:\n  - {command: other ns, current_always: true, arg: 1}\n", `current_always redefines the current context: drop arg, match, current and selected`},
 	}
 	for _, tt := range tests {
@@ -380,5 +385,43 @@ context:
 	win := spec.Input{System: paths.Env{OS: "windows"}, Home: `C:\Users\u`, Dir: `C:\repo`, Env: env(nil)}
 	if got := providers.NewReader().StateFiles(s, win); !slices.Contains(got, providers.StateFile{Path: `C:\Users\u\.st\config`}) {
 		t.Errorf("StateFiles on Windows = %+v, want C:\\Users\\u\\.st\\config", got)
+	}
+}
+
+// TestListedMechanism lists a made-up CLI's contexts from its files: one folder per context
+// under a folder that a Let names (a * in a middle element, its run the name and the id in the
+// file), and a YAML list whose ids a regular expression filters and trims.
+func TestListedMechanism(t *testing.T) {
+	s := made(t, `name: m
+commands: [m]
+context:
+  read:
+    - let: ws
+      env: M_HOME
+      default: ~/.m
+    - file: ${ws}/current
+      format: text
+  listed:
+    - file: ${ws}/envs/*/settings.json
+      format: json
+      id: uuid
+      name: '*'
+    - file: ${ws}/more.yaml
+      format: yaml
+      list: targets
+      id: key
+      match: '^target:(.+)$'
+`)
+	home := testenv.TempDir(t)
+	ws := filepath.Join(home, "ws")
+	write(t, filepath.Join(ws, "envs", "dev", "settings.json"), `{"uuid": "u-1"}`)
+	write(t, filepath.Join(ws, "envs", "prod", "settings.json"), `{"uuid": "u-2"}`)
+	write(t, filepath.Join(ws, "envs", "empty", "other.json"), `{"uuid": "u-3"}`) // no settings.json
+	write(t, filepath.Join(ws, "envs", "noid", "settings.json"), `{}`)
+	write(t, filepath.Join(ws, "more.yaml"), "targets:\n  - key: target:qa\n  - key: other\n  - key: target:u-1\n")
+	got, err := providers.NewReader().Listed(s, spec.Input{System: paths.Env{}, Home: home, Env: env(map[string]string{"M_HOME": ws})})
+	want := []spec.Known{{ID: "u-1", Name: "dev"}, {ID: "u-2", Name: "prod"}, {ID: "qa", Name: "qa"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Listed = %+v, %v; want %+v", got, err, want)
 	}
 }

@@ -112,7 +112,7 @@ func reachCases() []resolveCase {
 		// databricks: [__settings__] default_profile, else DEFAULT.
 		{name: "databricks after auth switch prod", provider: "databricks", files: []string{"databricks/databrickscfg.after-auth-switch-prod", dbxConfig},
 			want: spec.Active{Value: "prod", Name: "prod", From: spec.From{Kind: spec.FromFile}, File: dbxConfig,
-				Known: []spec.Known{{ID: "DEFAULT", Name: "DEFAULT"}, {ID: "prod", Name: "prod"}, {ID: "__settings__", Name: "__settings__"}}}, known: true},
+				Known: []spec.Known{{ID: "DEFAULT", Name: "DEFAULT"}, {ID: "prod", Name: "prod"}}}, known: true},
 		{name: "databricks without settings: DEFAULT", provider: "databricks", files: []string{"databricks/databrickscfg.no-settings", dbxConfig},
 			want: spec.Active{Value: "DEFAULT", Name: "DEFAULT", From: spec.From{Kind: spec.FromDefault}, File: dbxConfig}},
 		{name: "databricks DATABRICKS_CONFIG_PROFILE", provider: "databricks", files: []string{"databricks/databrickscfg.after-auth-switch-prod", dbxConfig},

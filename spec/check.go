@@ -296,6 +296,9 @@ func (c *checker) context(ctx *Context) {
 			}
 		}
 	}
+	for i := range ctx.Listed {
+		c.listing(at("context.listed", i), &ctx.Listed[i])
+	}
 	for i, t := range ctx.DefinedIn {
 		c.template(at("context.defined_in", i), t)
 	}
@@ -306,6 +309,42 @@ func (c *checker) context(ctx *Context) {
 			c.add(path, "an exists check needs exactly one of equals and path")
 		case e.Path != "":
 			c.template(path+".path", e.Path)
+		}
+	}
+}
+
+// listing checks one of context.listed.
+func (c *checker) listing(path string, l *Listing) {
+	if len(l.File) == 0 {
+		c.add(path+".file", "file is required: the files that define the contexts")
+	}
+	st := l.Step()
+	for _, t := range st.Templates() {
+		c.template(path+".file", t)
+		if strings.Count(t, "*") > 1 {
+			c.add(path+".file", "%q has more than one *: one element of the path may match", t)
+		}
+	}
+	if l.Format != "" && !slices.Contains(Formats(), l.Format) {
+		c.add(path+".format", "format must be one of %v, not %q", Formats(), l.Format)
+	}
+	switch {
+	case l.ID == "":
+		c.add(path+".id", "id is required: the gjson path of an id, or * for what the * of file matched")
+	case l.Format == "" && (l.ID != "*" || l.Name != "" && l.Name != "*" || l.List != ""):
+		c.add(path+".format", "without format a file is only found: id and name must be *, and there is no list")
+	}
+	c.gjsonPath(path+".list", l.List)
+	for _, p := range [][2]string{{"id", l.ID}, {"name", l.Name}} {
+		if p[1] != "*" {
+			c.gjsonPath(path+"."+p[0], p[1])
+		}
+	}
+	if l.Match != "" {
+		if re, err := regexp.Compile(l.Match); err != nil {
+			c.add(path+".match", "match is not a regular expression: %v", err)
+		} else if re.NumSubexp() > 1 {
+			c.add(path+".match", "match has %d groups; the first one alone is the id", re.NumSubexp())
 		}
 	}
 }

@@ -93,6 +93,11 @@ type Context struct {
 	// step's File, may use the steps' Let names, and are protected like state files. A template
 	// that ends in / names a folder whose files all count.
 	DefinedIn Strings `yaml:"defined_in"`
+	// Listed says where the contexts are defined when the state file read does not list them
+	// all: aws's profiles are sections of two INI files, gcloud's configurations and docker's
+	// contexts are files of a folder, azd's environments are folders. `ctxguard init` reads them
+	// (with Known) to propose an allow list; a hook run never does.
+	Listed []Listing `yaml:"listed"`
 	// Exists, when set, restricts a rewrite target to values that satisfy one of these checks
 	// (terraform: a workspace that exists; a misspelt TF_WORKSPACE creates a new one).
 	Exists []Exists `yaml:"exists"`
@@ -203,6 +208,34 @@ type KnownList struct {
 	// policy's conditions can match: pac's environment type (type: EnvironmentType), az's
 	// tenant. The names are the provider's vocabulary; "id" and "name" are taken.
 	Fields map[string]string `yaml:"fields"`
+}
+
+// Listing is one place where a CLI's contexts are defined: the files File names (path templates
+// as a step's, with the steps' Let names; a * in one element of a path matches any run of
+// characters in that element, one file or folder per context), and in each file the contexts
+// List gives.
+type Listing struct {
+	File    Strings `yaml:"file"`
+	Windows Strings `yaml:"windows"`
+	Darwin  Strings `yaml:"darwin"`
+	// Format is the files' format; without one a file is not read, only found (azd's
+	// environments are the folders that have a .env), and ID and Name must be "*".
+	Format Format `yaml:"format"`
+	// List is the gjson path of the list in a file; without it each file is one context.
+	List string `yaml:"list"`
+	// ID and Name are gjson paths within an element (the file, without List), or "*": the run of
+	// characters that the * of File matched (gcloud's configuration config_dev is dev).
+	ID   string `yaml:"id"`
+	Name string `yaml:"name"`
+	// Match is a regular expression that an id must match to be a context; its first group, when
+	// it has one, is then the id ([profile dev] in ~/.aws/config is the profile dev, and
+	// [sso-session corp] is none).
+	Match string `yaml:"match"`
+}
+
+// Step is the read step that finds a listing's files: its templates and format.
+func (l *Listing) Step() Step {
+	return Step{File: l.File, Windows: l.Windows, Darwin: l.Darwin, Format: l.Format}
 }
 
 // Exists is one check that a rewrite target exists.

@@ -110,6 +110,13 @@ func TestScript(t *testing.T) {
 			for k, v := range testenv.HomeVars(home) {
 				env.Setenv(k, v)
 			}
+			// The state files the real CLIs wrote (providers/testdata), for scripts that copy
+			// them into the home instead of spelling them out.
+			fixtures, err := filepath.Abs(filepath.Join("..", "..", "providers", "testdata"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("FIXTURES", fixtures)
 			// A drive of its own for the scripts that walk up to a drive's root: .ci/wine maps
 			// one in its Wine prefix ([testdrive]).
 			if d := os.Getenv("CTXGUARD_TEST_DRIVE"); d != "" {

@@ -17,7 +17,16 @@ type Failure struct {
 	Time  time.Time `json:"time"`
 	Path  string    `json:"path"`
 	Error string    `json:"error"`
+	// Size is the trail's size just after the failure (-1: there was no file), so that doctor
+	// can tell whether a hook has written the trail since by its size alone. Its modification
+	// time cannot tell: the file system stamps it from a clock that lags time.Now by up to a
+	// tick, so a line written right after the failure can look older than it.
+	Size int64 `json:"size"`
 }
+
+// Since reports whether the trail, whose size is now size (-1: no file), has been written since
+// the failure.
+func (f *Failure) Since(size int64) bool { return size >= 0 && size != f.Size }
 
 // maxFailure bounds the note: one path and one error.
 const maxFailure = 64 << 10

@@ -264,12 +264,23 @@ func TestFailureNote(t *testing.T) {
 	if f, err := LastFailure(file); f != nil || err != nil {
 		t.Fatalf("no note: %v, %v", f, err)
 	}
-	want := Failure{Time: time.Date(2026, 12, 4, 15, 0, 0, 0, time.UTC), Path: "/dev/full", Error: "no space left on device"}
+	want := Failure{Time: time.Date(2026, 12, 4, 15, 0, 0, 0, time.UTC), Path: "/dev/full", Error: "no space left on device", Size: 120}
 	if err := NoteFailure(file, want); err != nil {
 		t.Fatal(err)
 	}
 	if f, err := LastFailure(file); err != nil || *f != want {
 		t.Errorf("LastFailure = %v, %v; want %v", f, err, want)
+	}
+	// Written since: the trail's size is not what it was after the failure, whatever the clocks
+	// say. No file (-1) is never written since; a file where there was none is.
+	for _, tt := range []struct {
+		noted, now int64
+		want       bool
+	}{{120, 120, false}, {120, 180, true}, {120, 40, true}, {120, -1, false}, {-1, -1, false}, {-1, 0, true}} {
+		f := Failure{Size: tt.noted}
+		if got := f.Since(tt.now); got != tt.want {
+			t.Errorf("noted %d bytes, now %d: Since = %v, want %v", tt.noted, tt.now, got, tt.want)
+		}
 	}
 }
 

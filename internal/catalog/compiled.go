@@ -44,6 +44,21 @@ var builtinSpecs = []*spec.Spec{
 				"${AWS_CONFIG_FILE:-~/.aws/config}",
 				"${AWS_SHARED_CREDENTIALS_FILE:-~/.aws/credentials}",
 			},
+			Listed: []spec.Listing{
+				{
+					File:   spec.Strings{"${AWS_CONFIG_FILE:-~/.aws/config}"},
+					Format: "ini",
+					List:   "@keys",
+					ID:     "@this",
+					Match:  "^(?:profile )?(\\S+)$",
+				},
+				{
+					File:   spec.Strings{"${AWS_SHARED_CREDENTIALS_FILE:-~/.aws/credentials}"},
+					Format: "ini",
+					List:   "@keys",
+					ID:     "@this",
+				},
+			},
 		},
 		Bind: &spec.Bind{
 			Flags:  []string{"--profile"},
@@ -515,6 +530,12 @@ var builtinSpecs = []*spec.Spec{
 					Value:  "defaultEnvironment",
 				},
 			},
+			Listed: []spec.Listing{
+				{
+					File: spec.Strings{"${project}/.azure/*/.env"},
+					ID:   "*",
+				},
+			},
 			Exists: []spec.Exists{
 				{
 					Path: "${project}/.azure/${value}",
@@ -638,7 +659,7 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 			Known: &spec.KnownList{
-				List: "@keys",
+				List: "@keys|#(!=\"__settings__\")#",
 				ID:   "@this",
 			},
 		},
@@ -797,6 +818,13 @@ var builtinSpecs = []*spec.Spec{
 				},
 			},
 			DefinedIn: spec.Strings{"${config}/contexts/"},
+			Listed: []spec.Listing{
+				{
+					File:   spec.Strings{"${config}/contexts/meta/*/meta.json"},
+					Format: "json",
+					ID:     "Name",
+				},
+			},
 		},
 		Bind: &spec.Bind{
 			Flags: []string{
@@ -1230,6 +1258,15 @@ var builtinSpecs = []*spec.Spec{
 					Windows: spec.Strings{"${CLOUDSDK_CONFIG:-%APPDATA%\\gcloud}\\configurations\\config_${config}"},
 					Format:  "ini",
 					Value:   "core.project",
+				},
+			},
+			Listed: []spec.Listing{
+				{
+					File:    spec.Strings{"${CLOUDSDK_CONFIG:-~/.config/gcloud}/configurations/config_*"},
+					Windows: spec.Strings{"${CLOUDSDK_CONFIG:-%APPDATA%\\gcloud}\\configurations\\config_*"},
+					Format:  "ini",
+					ID:      "core.project",
+					Name:    "*",
 				},
 			},
 		},

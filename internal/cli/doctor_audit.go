@@ -54,7 +54,7 @@ func (d *doctor) auditTrail() {
 	case err != nil:
 		d.warn(fmt.Sprintf("the note of the last failure does not read: %v", err), "remove "+d.c.env.AuditFailure())
 	case f == nil:
-	case statErr == nil && fi.ModTime().After(f.Time):
+	case statErr == nil && f.Since(fi.Size()):
 		d.info("a write failed at %s (%s); the hook has written the trail since", f.Time.Format(time.RFC3339), f.Error)
 	default:
 		d.fail(fmt.Sprintf("the last write failed at %s: %s", f.Time.Format(time.RFC3339), f.Error),

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,11 +62,15 @@ func runInit(c *runner, args []string) error {
 	var others []string
 	for _, st := range guard.States(cat, root, c.env) {
 		a := st.Active
+		if st.ListErr != nil {
+			fmt.Fprintf(c.stderr, "ctxguard init: %s: %v\n", st.Name, st.ListErr)
+		}
 		switch {
 		case st.Err != nil:
 			fmt.Fprintf(c.stderr, "ctxguard init: left %s out: %v\n", st.Name, st.Err)
 			continue
-		case a.Value == "" || a.From.Kind == spec.FromDefault || a.From.Kind == "":
+		case (a.Value == "" || a.From.Kind == spec.FromDefault || a.From.Kind == "") && len(a.Known) == 0 && len(st.Listed) == 0:
+			// Nothing on this machine says the CLI was used: a default is not a context seen.
 			others = append(others, st.Name)
 			continue
 		}
@@ -170,15 +173,27 @@ func starter(st guard.State, from string) starterContext {
 		return id
 	}
 	type candidate struct{ id, name string }
-	all := []candidate{{a.Value, a.Name}}
-	for _, k := range a.Known {
-		if !eqFold(k.ID, a.Value, p.Context.CaseInsensitive) {
-			all = append(all, candidate{k.ID, k.Name})
+	var all []candidate
+	add := func(id, name string) {
+		for i, c := range all {
+			if eqFold(c.id, id, p.Context.CaseInsensitive) {
+				if c.name == "" || c.name == c.id {
+					all[i].name = name // the active one, named where it is listed
+				}
+				return
+			}
 		}
+		all = append(all, candidate{id, name})
+	}
+	if a.Value != "" {
+		add(a.Value, a.Name)
+	}
+	for _, k := range append(slices.Clip(a.Known), st.Listed...) {
+		add(k.ID, k.Name)
 	}
 	var left []string
 	for _, cand := range all {
-		switch safeName(cmp.Or(cand.name, cand.id)) {
+		switch safeName(cand.name, cand.id) {
 		case nameSafe:
 			sc.Allow = append(sc.Allow, value(cand.id, cand.name))
 		case nameProduction:
@@ -187,12 +202,22 @@ func starter(st guard.State, from string) starterContext {
 			left = append(left, label(cand.id, cand.name)+", whose name does not say it is for development")
 		}
 	}
-	sc.Active = value(a.Value, a.Name)
-	sc.Found = fmt.Sprintf("%s %s was active, from %s", p.Noun, label(a.Value, a.Name), from)
+	first := all[0]
+	sc.Active = value(first.id, first.name)
+	active := fmt.Sprintf("%s %s is active", p.Noun, label(first.id, first.name))
+	switch {
+	case a.Value == "":
+		active = fmt.Sprintf("no %s is active", p.Noun)
+		sc.Found = fmt.Sprintf("no %s was active; %d found", p.Noun, len(all))
+	case a.From.Kind == spec.FromDefault || a.From.Kind == "":
+		sc.Found = fmt.Sprintf("%s %s was active (nothing selects another); %d found", p.Noun, label(a.Value, a.Name), len(all))
+	default:
+		sc.Found = fmt.Sprintf("%s %s was active, from %s", p.Noun, label(a.Value, a.Name), from)
+	}
 	sc.Left = limit(left, 8)
 	switch {
 	case len(sc.Allow) == 0:
-		sc.summary = fmt.Sprintf("allows nothing yet: %s %s is active, and no %s found is named like a development one (see the file)", p.Noun, label(a.Value, a.Name), p.Noun)
+		sc.summary = fmt.Sprintf("allows nothing yet: %s, and no %s found is named like a development one (see the file)", active, p.Noun)
 	case len(left) == 0:
 		sc.summary = "allows " + p.Noun + " " + names(sc.Allow)
 	default:
@@ -238,9 +263,24 @@ var (
 	productionWords = []string{"prod", "production", "prd", "live"}
 )
 
-// safeName says whether a context's name marks it as one for development (and not also for
-// production: pre-prod is production enough).
-func safeName(name string) nameKind {
+// safeName says whether a context's name or id marks it as one for development (and not also
+// for production: pre-prod is production enough, and so is a configuration named dev whose
+// project is acme-prod).
+func safeName(name, id string) nameKind {
+	kind := nameUnclear
+	for _, s := range []string{name, id} {
+		switch nameOf(s) {
+		case nameProduction:
+			return nameProduction
+		case nameSafe:
+			kind = nameSafe
+		}
+	}
+	return kind
+}
+
+// nameOf is what the words of one name say.
+func nameOf(name string) nameKind {
 	var words []string
 	var w []rune
 	prev := rune(0)

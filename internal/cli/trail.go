@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/audit"
@@ -37,7 +38,11 @@ func (c *runner) record(req rules.Request, o guard.Outcome, took time.Duration) 
 	}
 	fmt.Fprintf(c.stderr, "ctxguard: %v — the decision stands; `ctxguard doctor` shows this\n", err)
 	if f := c.env.AuditFailure(); f != "" {
-		if nerr := audit.NoteFailure(f, audit.Failure{Time: now, Path: l.Path, Error: err.Error()}); nerr != nil {
+		size := int64(-1)
+		if fi, serr := os.Stat(l.Path); serr == nil {
+			size = fi.Size()
+		}
+		if nerr := audit.NoteFailure(f, audit.Failure{Time: now, Path: l.Path, Error: err.Error(), Size: size}); nerr != nil {
 			fmt.Fprintf(c.stderr, "ctxguard: cannot note the failure for ctxguard doctor either: %v\n", nerr)
 		}
 	}

@@ -42,6 +42,8 @@ var reachClients = []reachClient{
 		},
 	},
 	{name: "opencode", program: "opencode", shell: opencodeShell, args: []string{"run", "go"}, env: opencodeEnv("opencode", "opencode.json")},
+	// Kilo Code's CLI is a fork of opencode: the same plugin, config and tool.
+	{name: "kilo", program: "../@kilocode/cli-linux-x64/bin/kilo", shell: opencodeShell, args: []string{"run", "go"}, env: opencodeEnv("kilo", "kilo.json")},
 	{
 		name: "pi", program: "pi",
 		shell: func(c string) llm.Step { return llm.Call("bash", map[string]any{"command": c}) },
@@ -70,9 +72,8 @@ func opencodeShell(c string) llm.Step {
 	return llm.Call("bash", map[string]any{"command": c, "description": "run " + c})
 }
 
-// opencodeEnv is for opencode (and its fork Kilo Code, whose runs take most of runTimeout on a
-// loaded machine, so it is not pinned): the model as an OpenAI-compatible provider in its config
-// folder, and its own permission check off for bash.
+// opencodeEnv is for opencode and its fork Kilo Code: the model as an OpenAI-compatible provider
+// in its config folder, and its own permission check off for bash.
 func opencodeEnv(name, config string) func(t *testing.T, m *machine, url string) []string {
 	return func(t *testing.T, m *machine, url string) []string {
 		write(t, filepath.Join(m.home, ".config", name, config), `{"provider":{"local":{"npm":"@ai-sdk/openai-compatible","name":"local",`+
@@ -98,7 +99,7 @@ func reachPair(t *testing.T, rc reachClient, c client, scope string, script ...l
 }
 
 // canRewrite are the harnesses that run the bound command in place of the one sent.
-var canRewrite = map[string]bool{"opencode": true, "pi": true, "droid": true}
+var canRewrite = map[string]bool{"opencode": true, "kilo": true, "pi": true, "droid": true}
 
 func TestReachClients(t *testing.T) {
 	for _, rc := range reachClients {

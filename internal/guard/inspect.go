@@ -17,6 +17,10 @@ type State struct {
 	Spec   *spec.Spec
 	Active spec.Active
 	Err    error
+	// Listed are the contexts that the spec's listed files define (aws's profiles), and
+	// ListErr what kept any of those files from being read.
+	Listed  []spec.Known
+	ListErr error
 }
 
 // States resolves every provider's active context for a call in dir, in catalog order. A state
@@ -32,10 +36,12 @@ func States(cat *catalog.Catalog, dir string, env paths.Env) []State {
 		if st.Spec.Shares != "" {
 			continue
 		}
-		st.Active, st.Err = r.Resolve(st.Spec, spec.Input{
+		in := spec.Input{
 			Env: env.Lookup, Dir: dir, Home: env.Home, System: env,
 			Flag: func([]string) (string, bool) { return "", false },
-		})
+		}
+		st.Active, st.Err = r.Resolve(st.Spec, in)
+		st.Listed, st.ListErr = r.Listed(st.Spec, in)
 		out = append(out, st)
 	}
 	return out
