@@ -125,6 +125,13 @@ var parseCases = []parseCase{
 	{"directory changed in a loop", `cd /a; for i in 1 2; do az x; cd /b; done`,
 		[]string{`cd /a`, `az x dir=/a`, `cd /b dir=/a`, `az x dir=?/b`, `cd /b dir=?/b`}},
 	{"a loop that changes nothing is walked once", `for i in 1 2; do az x; done`, []string{`az x`}},
+	// So is the environment: a variable one branch exports (or unsets) may hold that value or
+	// the one before, and the right side of && or || may not run.
+	{"an export in a branch", `if t; then export X=1; fi; az g`, []string{`t`, `az g env[X:=?"$X"]`}},
+	{"an unset in a branch", `export X=1; if t; then unset X; fi; az g`, []string{`t env[X:=1]`, `unset X env[X:=1]`, `az g env[X:=?"$X"]`}},
+	{"an export under &&", `t && export X=1; az g`, []string{`t`, `az g env[X:=?"$X"]`}},
+	{"&& runs after the earlier leaves", `export X=1 && az g`, []string{`az g env[X:=1]`}},
+	{"|| may skip an earlier leaf", `t || export X=1 && az g`, []string{`t`, `az g env[X:=?"$X"]`}},
 
 	// A copy or a link of a program the line makes runs as that program: by its path, or by its
 	// name once the line changes PATH.

@@ -107,6 +107,7 @@ func (w *walker) runs(body func(), settle func() bool, top func()) {
 // reads.
 type iteration struct {
 	dir   dirState
+	env   []envEntry
 	vals  values
 	funcs map[string]funcDef
 	names map[string]string
@@ -116,20 +117,25 @@ type iteration struct {
 func (sc *scope) iteration() iteration {
 	v := sc.vals
 	v.vars, v.params = maps.Clone(v.vars), slices.Clone(v.params)
-	return iteration{sc.dirState(), v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
+	return iteration{sc.dirState(), slices.Clone(sc.env), v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
 }
 
 func (a iteration) same(b iteration) bool {
-	return a.dir == b.dir && a.vals.paramsKnown == b.vals.paramsKnown && slices.Equal(a.vals.params, b.vals.params) &&
+	return a.dir == b.dir && slices.Equal(a.env, b.env) && a.vals.paramsKnown == b.vals.paramsKnown && slices.Equal(a.vals.params, b.vals.params) &&
 		maps.EqualFunc(a.vals.vars, b.vals.vars, sameVariable) &&
 		maps.EqualFunc(a.funcs, b.funcs, func(x, y funcDef) bool { return x.body == y.body }) && maps.Equal(a.names, b.names)
 }
 
-// forgetChanges makes unknown what differs from st: variables, the positional parameters and
-// the directory. It is called after a body that may or may not have run.
+// forgetChanges makes unknown what differs from st: variables (exported ones too), the
+// positional parameters and the directory. It is called after a body that may or may not have
+// run.
 func (sc *scope) forgetChanges(st iteration) {
 	if sc.dirState() != st.dir {
 		sc.dirUnknown = true
+	}
+	if env := unsure(st.env, sc.env, "$"); !slices.Equal(env, sc.env) {
+		sc.own()
+		sc.env = env
 	}
 	for name, vr := range sc.vals.vars {
 		if old, ok := st.vals.vars[name]; !ok || !sameVariable(old, vr) {

@@ -332,14 +332,16 @@ func (p *psParser) walkBlock(b *psBinding) {
 	p.nest--
 }
 
-// settleDir runs a body that may or may not run: if it moved the location, which is the
-// process's, the location afterwards is not known.
+// settleDir runs a body that may or may not run: if it moved the location or changed the
+// environment, which are the process's, the location afterwards is not known, nor the
+// variables it set or removed (unsure).
 func (p *psParser) settleDir(body func()) {
-	dir, unk := p.dir, p.dirUnk
+	dir, unk, env := p.dir, p.dirUnk, p.env
 	body()
 	if p.dir != dir || p.dirUnk != unk {
 		p.dir, p.dirUnk = dir, true
 	}
+	p.env = unsure(env, p.env, "$env:")
 }
 
 // group reads `( … )`, `$( … )` or `@( … )` from its opening bracket.

@@ -125,6 +125,8 @@ func TestParsePowerShell(t *testing.T) {
 		// Environment: $env:NAME sets it for every later call.
 		{"$env:TF_WORKSPACE='staging'; terraform plan", []string{`terraform plan env[TF_WORKSPACE:=staging]`}},
 		{"$env:TF_WORKSPACE = \"a b\"\nterraform plan", []string{`terraform plan env[TF_WORKSPACE:="a b"]`}},
+		// A block that may not run leaves what it sets unknown.
+		{"if ($c) { $env:TF_WORKSPACE = 'dev' }; terraform plan", []string{`terraform plan env[TF_WORKSPACE:=?"$env:TF_WORKSPACE"]`}},
 		{"$env:KUBECONFIG = $p; kubectl get pods", []string{`kubectl get pods env[KUBECONFIG:=?"$p"]`}},
 		{"$env:X='1'; $env:X=$null; az login", []string{"az login"}},
 		// Directory changes.
