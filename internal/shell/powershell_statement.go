@@ -56,8 +56,9 @@ func (p *psParser) statements(closer byte) {
 // pipeline reads `a | b | c`; a literal string piped into Invoke-Expression is run.
 func (p *psParser) pipeline() {
 	var prevLit *rules.Word
-	for {
+	for piped := false; ; piped = true {
 		p.space(false)
+		p.piped = piped
 		lit := p.element(prevLit)
 		p.space(false)
 		if p.peek(0) != '|' || p.peek(1) == '|' {
@@ -393,11 +394,21 @@ func (p *psParser) expressionStatement(pipeIn *rules.Word) *rules.Word {
 		}
 	}
 	w := p.word()
-	p.expressionTail(start)
-	if p.i > start && w.Literal && w.Pos == start && w.End == p.trimEnd(p.i) {
-		return &w
+	end, writes := p.expressionTail(start)
+	var out *rules.Word
+	switch {
+	case p.i > start && w.Literal && w.Pos == start && w.End == end:
+		out = &w
+	default:
+		if d, ok := decoded(p.src[start:end]); ok {
+			out = &rules.Word{Value: d, Literal: true}
+		}
 	}
-	return nil
+	p.trackFile("", nil, writes, out, pipeIn, p.piped)
+	if len(writes) > 0 {
+		return nil
+	}
+	return out
 }
 
 // trimEnd is i before trailing blanks.
@@ -419,24 +430,28 @@ func assignOp(s string) string {
 
 // expressionTail reads the rest of an expression that starts at at: operands and operators, for
 // the calls in their groups and subexpressions, and redirections, whose files are reported
-// as written (`'x' > f`).
-func (p *psParser) expressionTail(at int) {
-	var writes []rules.Word
+// as written (`'x' > f`). It returns where the expression's text ends (before its
+// redirections and trailing blanks) and the files written.
+func (p *psParser) expressionTail(at int) (end int, writes []rules.Word) {
+	end = p.trimEnd(p.i)
 	for {
 		p.space(false)
 		if p.atEnd() || strings.HasPrefix(p.rest(), "&&") {
 			p.writesOnly(at, writes)
-			return
+			return end, writes
 		}
 		switch c := p.peek(0); {
 		case c == '(':
 			p.group()
+			end = p.i
 		case c == '{':
 			p.block()
+			end = p.i
 		case c == '>' || c == '<' || c >= '0' && c <= '9' && p.peek(1) == '>' || c == '*' && p.peek(1) == '>':
 			p.redirect(&writes)
 		default:
 			p.word()
+			end = p.i
 		}
 	}
 }
@@ -446,11 +461,11 @@ func (p *psParser) expressionTail(at int) {
 func (p *psParser) assignment(name, op string) {
 	p.space(false)
 	env, isEnv := strings.CutPrefix(strings.ToLower(name), "env:")
+	key := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"))
+	_, bare, scoped := strings.Cut(key, ":") // $global:a is $a where the line runs
 	if isEnv {
 		env = name[len("env:"):]
 	} else {
-		key := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"))
-		_, bare, scoped := strings.Cut(key, ":") // $global:a is $a where the line runs
 		if op == "=" && !scoped {
 			if v, ok := p.literalValue(); ok {
 				p.setVal(key, v)
@@ -475,8 +490,11 @@ func (p *psParser) assignment(name, op string) {
 		return
 	}
 	w := p.word()
-	p.expressionTail(start)
+	end, _ := p.expressionTail(start)
 	if !isEnv {
+		if d, ok := decoded(p.src[start:end]); ok && op == "=" && !scoped {
+			p.setVal(key, psVal{items: []string{d}})
+		}
 		return
 	}
 	if op != "=" || p.trimEnd(p.i) != w.End {

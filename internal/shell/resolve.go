@@ -519,8 +519,11 @@ func (w *walker) first(st *site, k *wrapper) {
 		w.readPieces(st, k.lang, k.scriptLabel, true, wordPiece(m))
 		return
 	}
-	if s, _ := st.cmd.stdin(); s != nil {
+	switch s, how := st.cmd.stdin(); {
+	case s != nil:
 		st.cmd.read(k.lang, s, k.scriptLabel, st.next, true)
+	case how == "?":
+		w.opaque(st, k.scriptLabel)
 	}
 }
 
