@@ -292,12 +292,21 @@ func destinations(wr *Writer, args []Word) []Word {
 
 // dynamicWrite asks about a written path (or the folder an unnamed writer writes in) that is not
 // literal, when its text may name one of ctxguard's files or a CLI's state file.
+// What the line shows such a path may be (Call.May) counts as its text.
 func (e *engine) dynamicWrite(t *trace, c *Call, w Word) {
-	if e.in.Self.Mentions(w.Value) {
-		t.Matched = append(t.Matched, w.Value)
-		t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration, or a CLI's state file — write the path out; %s",
-			describeCall(c), w.Value, selfReason))
+	what := w.Value
+	if !e.in.Self.Mentions(w.Value) {
+		i := slices.IndexFunc(c.May, func(m Word) bool {
+			return m.Pos == w.Pos && m.End == w.End && m.Pos >= 0 && e.in.Self.Mentions(m.Value)
+		})
+		if i < 0 {
+			return
+		}
+		what = fmt.Sprintf("%s (%s)", w.Value, c.May[i].Value)
 	}
+	t.Matched = append(t.Matched, w.Value)
+	t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration, or a CLI's state file — write the path out; %s",
+		describeCall(c), what, selfReason))
 }
 
 // checkWrite decides one written path.

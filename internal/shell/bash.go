@@ -528,6 +528,13 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		w.calls[first].Writes = append(writes, w.calls[first].Writes...)
 		writes = w.calls[first].Writes
 	}
+	if may := sc.mayHold(cmd.words[1:], writes); len(may) > 0 {
+		for i := first; i < len(w.calls); i++ {
+			if w.calls[i].Src == f.s.src {
+				w.calls[i].May = may
+			}
+		}
+	}
 	w.builtin(f, sc, cmd, st)
 	w.runFile(f, sc, bc, ch, first)
 	w.track(f, sc, bc, st, writes)

@@ -802,3 +802,37 @@ func ExampleParse() {
 	// terraform plan env[TF_WORKSPACE=prod] dir=infra via=sudo
 	// tee plan.txt dir=infra
 }
+
+// TestMay checks what a word that is not literal may be (rules.Call.May): a for loop's items and
+// an unknown assignment's text in the place of the variable, in bash and PowerShell.
+func TestMay(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		ps   bool
+		want []string // the May values of the last call
+	}{
+		{`for f in ~/.kube/config ~/.aws/*; do sed -i s/a/b/ "$f"; done`, false, []string{`"~/.kube/config"`, `"~/.aws/*"`}},
+		{`for f in ~/.kube/*; do > "${f}.bak"; done`, false, []string{`"~/.kube/*.bak"`}},
+		{`f=$HOME/.kube/config; sed -i s/a/b/ $f`, false, []string{`$HOME/.kube/config`}},
+		{`for f in ~/.kube/*; do f=x; sed -i s/a/b/ "$f"; done`, false, nil},
+		{`for f in ~/.kube/*; do sed -i s/a/b/ "$file"; done`, false, nil},
+		{`foreach ($F in Get-ChildItem ~/.kube) { Set-Content $f x }`, true, []string{`~/.kube/*`, `~/.kube`}},
+		{`foreach ($f in 'a.txt', "b.txt") { Set-Content $f x }`, true, []string{`a.txt`, `b.txt`}},
+	} {
+		parse := Parse
+		if tt.ps {
+			parse = ParsePowerShell
+		}
+		calls, err := parse(tt.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range calls[len(calls)-1].May {
+			got = append(got, m.Value)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: May (-want +got):\n%s", tt.line, diff)
+		}
+	}
+}

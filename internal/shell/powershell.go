@@ -98,6 +98,8 @@ type psParser struct {
 	compound bool
 	// piped is set while the reader starts a pipeline element after the first.
 	piped bool
+	// texts are what foreach variables may hold, as the line writes it (values.texts in bash).
+	texts map[string][]string
 }
 
 func (p *psParser) run() (err error) {
@@ -173,6 +175,13 @@ func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 	first := len(p.w.calls)
 	p.w.resolve(&command{reader: &psCommand{p: p, words: words, pipeIn: pipeIn, piped: piped}, words: words, s: p.s}, 0, len(words), ch)
 	p.w.calls[first].Writes = writes
+	if may := held(p.texts, true, words[1:], writes); len(may) > 0 {
+		for i := first; i < len(p.w.calls); i++ {
+			if p.w.calls[i].Src == p.s.src {
+				p.w.calls[i].May = may
+			}
+		}
+	}
 	p.runFile(words[0], ch, first)
 	if f, ok := p.funcs[name]; ok && op != "." {
 		p.invoke(f.body, f.params, words[1:])

@@ -318,3 +318,19 @@ func decoded(expr string) (string, bool) {
 	}
 	return string(b), true
 }
+
+// psItems is what a foreach collection may hold, as the line writes it: the items of a list of
+// strings, the children of a folder Get-ChildItem lists (`folder/*`), else the text itself.
+func psItems(text string) []string {
+	text = strings.TrimSpace(text)
+	f := strings.Fields(text)
+	if len(f) >= 2 && slices.Contains([]string{"get-childitem", "gci", "ls", "dir"}, strings.ToLower(f[0])) {
+		dir := f[len(f)-1]
+		return []string{strings.TrimRight(strings.Trim(dir, `'"`), `/\`) + "/*", strings.Trim(dir, `'"`)}
+	}
+	var out []string
+	for _, it := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(text, "@("), ")"), ",") {
+		out = append(out, strings.Trim(strings.TrimSpace(it), `'"`))
+	}
+	return out
+}

@@ -202,9 +202,11 @@ func (p *psParser) statement(kw string) {
 			p.enter()
 			p.i++
 			p.space(true)
+			loopVar := ""
 			if p.peek(0) == '$' {
 				if name, _, ok := p.varAt(p.i); ok {
 					p.forgetVal(name) // the loop variable
+					loopVar = name
 				}
 				p.word()
 				p.space(true)
@@ -212,7 +214,14 @@ func (p *psParser) statement(kw string) {
 			if len(p.rest()) >= 2 && strings.EqualFold(p.rest()[:2], "in") {
 				p.i += 2
 			}
+			coll := p.i
 			p.statements(')')
+			if loopVar != "" {
+				if p.texts == nil {
+					p.texts = map[string][]string{}
+				}
+				p.texts[strings.ToLower(loopVar)] = psItems(p.src[coll:p.i])
+			}
 			p.i++
 			p.nest--
 			kw = "foreach-body"
@@ -462,6 +471,7 @@ func (p *psParser) assignment(name, op string) {
 	p.space(false)
 	env, isEnv := strings.CutPrefix(strings.ToLower(name), "env:")
 	key := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"))
+	delete(p.texts, key)
 	_, bare, scoped := strings.Cut(key, ":") // $global:a is $a where the line runs
 	if isEnv {
 		env = name[len("env:"):]
