@@ -296,20 +296,30 @@ func destinations(wr *Writer, args []Word) []Word {
 func (e *engine) dynamicWrite(t *trace, c *Call, w Word) {
 	what := w.Value
 	if !e.in.Self.Mentions(w.Value) {
-		i := slices.IndexFunc(c.May, func(m Word) bool {
-			return m.Pos == w.Pos && m.End == w.End && m.Pos >= 0 && e.in.Self.Mentions(m.Value)
-		})
-		if i < 0 {
+		may, ok := e.mayName(c, w)
+		if !ok {
 			return
 		}
-		what = fmt.Sprintf("%s (%s)", w.Value, c.May[i].Value)
+		what = fmt.Sprintf("%s (%s)", w.Value, may)
 	}
 	t.Matched = append(t.Matched, w.Value)
 	t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration, or a CLI's state file — write the path out; %s",
 		describeCall(c), what, selfReason))
 }
 
-// checkWrite decides one written path.
+// mayName is what the line shows a written word may be (Call.May) when that may name a
+// protected file.
+func (e *engine) mayName(c *Call, w Word) (string, bool) {
+	for _, m := range c.May {
+		if m.Pos == w.Pos && m.End == w.End && m.Pos >= 0 && e.in.Self.Mentions(m.Value) {
+			return m.Value, true
+		}
+	}
+	return "", false
+}
+
+// checkWrite decides one written path; a literal one that stands for others (find's {}) is
+// also decided by what it may be.
 func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string) {
 	p, ok := e.absolute(c, w)
 	if !ok {
@@ -318,6 +328,9 @@ func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string)
 	}
 	pr, hit := e.in.Self.Match(p, tree, into)
 	if !hit {
+		if _, ok := e.mayName(c, w); ok {
+			e.dynamicWrite(t, c, w)
+		}
 		return
 	}
 	t.Matched = append(t.Matched, p)

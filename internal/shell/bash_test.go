@@ -804,7 +804,8 @@ func ExampleParse() {
 }
 
 // TestMay checks what a word that is not literal may be (rules.Call.May): a for loop's items and
-// an unknown assignment's text in the place of the variable, in bash and PowerShell.
+// an unknown assignment's text in the place of the variable, in bash and PowerShell; and what
+// find -delete writes.
 func TestMay(t *testing.T) {
 	for _, tt := range []struct {
 		line string
@@ -812,10 +813,14 @@ func TestMay(t *testing.T) {
 		want []string // the May values of the last call
 	}{
 		{`for f in ~/.kube/config ~/.aws/*; do sed -i s/a/b/ "$f"; done`, false, []string{`"~/.kube/config"`, `"~/.aws/*"`}},
-		{`for f in ~/.kube/*; do > "${f}.bak"; done`, false, []string{`"~/.kube/*.bak"`}},
+		{`for f in ~/.kube/*; do > "${f}.bak"; done`, false, []string{`"~/.kube/*.bak"`, `"${f}.bak"`}},
 		{`f=$HOME/.kube/config; sed -i s/a/b/ $f`, false, []string{`$HOME/.kube/config`}},
 		{`for f in ~/.kube/*; do f=x; sed -i s/a/b/ "$f"; done`, false, nil},
 		{`for f in ~/.kube/*; do sed -i s/a/b/ "$file"; done`, false, nil},
+		// find's {} stands for what it finds: under its starting points, the names it tests.
+		{`find ~/.kube -name config -exec rm {} +`, false, []string{`~/.kube/config`, `~/.kube/*/config`, `~/.kube/*/*/config`, `~/.kube/*/*/*/config`}},
+		{`find a b/ -name x -delete`, false, []string{`a/x`, `a/*/x`, `a/*/*/x`, `a/*/*/*/x`, `b/x`, `b/*/x`, `b/*/*/x`, `b/*/*/*/x`}},
+		{`find -type f -execdir sed -i s/a/b/ x{}`, false, []string{`x./*`, `x./*/*`, `x./*/*/*`, `x./*/*/*/*`}},
 		{`foreach ($F in Get-ChildItem ~/.kube) { Set-Content $f x }`, true, []string{`~/.kube/*`, `~/.kube`}},
 		{`foreach ($f in 'a.txt', "b.txt") { Set-Content $f x }`, true, []string{`a.txt`, `b.txt`}},
 	} {
@@ -828,7 +833,8 @@ func TestMay(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, m := range calls[len(calls)-1].May {
+		last := calls[len(calls)-1]
+		for _, m := range append(last.May, last.Writes...) {
 			got = append(got, m.Value)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {

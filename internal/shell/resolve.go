@@ -538,6 +538,10 @@ func psParamPrefix(v, name string) bool {
 func (w *walker) execRuns(st *site, k *wrapper, label string) {
 	next := st.next
 	next.appended, next.stdin = true, false
+	found := found(st, k)
+	if slices.ContainsFunc(st.cmd.words[st.a:st.end], func(wd rules.Word) bool { return wd.Literal && slices.Contains(k.deleteOpts, wd.Value) }) {
+		w.calls[st.call].Writes = append(w.calls[st.call].Writes, found...)
+	}
 	for m := st.a; m < st.end; m++ {
 		v := st.lit(m)
 		if !slices.Contains(k.execOpts, v) {
@@ -551,9 +555,74 @@ func (w *walker) execRuns(st *site, k *wrapper, label string) {
 		}
 		if s < e {
 			next.via = appendVia(st.ch.via, label+" "+v)
+			first := len(w.calls)
 			w.resolve(st.cmd, s, e, next)
+			for i := first; i < len(w.calls); i++ {
+				stands(&w.calls[i], found)
+			}
 		}
 		m = e
+	}
+}
+
+// maxFoundDepth is how deep below its start a found file is spelled out, for the checks of
+// what it may be: the state files of the CLIs lie at most that deep in the home folder.
+const maxFoundDepth = 4
+
+// found is what a find-like command may find, as words that are not literal (patterns under its
+// starting points, at each depth), at the place of the wrapper's name: for the checks of the
+// files it deletes, or that the commands it runs with {} write.
+func found(st *site, k *wrapper) []rules.Word {
+	if len(k.execOpts) == 0 {
+		return nil
+	}
+	ws := st.cmd.words[st.a:st.end]
+	var starts, names []string
+	i := 0
+	for ; k.startFirst && i < len(ws); i++ {
+		if v := ws[i].Value; ws[i].Literal && (strings.HasPrefix(v, "-") || v == "(" || v == "!") {
+			break
+		}
+		starts = append(starts, strings.TrimSuffix(ws[i].Value, "/"))
+	}
+	any := false
+	for ; i < len(ws); i++ {
+		switch v := ws[i].Value; {
+		case !ws[i].Literal:
+		case slices.Contains(k.nameOpts, v) && i+1 < len(ws):
+			i++
+			names = append(names, ws[i].Value)
+		case v == "-o" || v == "-or" || v == "!" || v == "-not" || v == ",":
+			any = true // the names do not narrow what is found
+		}
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	if len(names) == 0 || any {
+		names = []string{"*"}
+	}
+	nw := st.cmd.words[st.a-1]
+	var out []rules.Word
+	for _, s := range starts {
+		for _, n := range names {
+			for d := range maxFoundDepth {
+				out = append(out, rules.Word{Value: s + strings.Repeat("/*", d) + "/" + n, Pos: nw.Pos, End: nw.End})
+			}
+		}
+	}
+	return out
+}
+
+// stands adds to Call.May what a call's {} arguments stand for: each path the finder may find.
+func stands(c *rules.Call, found []rules.Word) {
+	for _, a := range c.Args {
+		if !a.Literal || !strings.Contains(a.Value, "{}") {
+			continue
+		}
+		for _, f := range found {
+			c.May = append(c.May, rules.Word{Value: strings.ReplaceAll(a.Value, "{}", f.Value), Pos: a.Pos, End: a.End})
+		}
 	}
 }
 

@@ -37,6 +37,12 @@ type wrapper struct {
 	argFile  []string // options that take the arguments from a file, not from stdin (xargs -a)
 	execOpts []string // find -exec: each run of words after one of these, up to ";", is a command
 	plusEnds bool     // … or up to "{} +"
+	// What such a command finds, which {} stands for and its deleteOpts delete (find -delete):
+	// under the operands before its first option (startFirst; else under its directory), files
+	// whose names match the values of nameOpts (find -name), else any file.
+	deleteOpts []string
+	nameOpts   []string
+	startFirst bool
 
 	// Scripts.
 	lang        dialect  // the dialect of the scripts it runs; bash when 0
@@ -156,7 +162,8 @@ var wrappers = []wrapper{
 		"--max-chars", "--tagstring", "--tag-string", "--tmpdir", "--timeout", "--wd", "--workdir", "--delay", "--retries",
 		"--memfree", "--load", "--nice", "--termseq", "--halt", "--limit", "--return", "--transferfile", "--tf", "--profile",
 		"--semaphorename", "--id"}}},
-	{names: []string{"find"}, in: anyDialect, runs: runsExec, execOpts: []string{"-exec", "-execdir", "-ok", "-okdir"}, plusEnds: true, appends: true},
+	{names: []string{"find"}, in: anyDialect, runs: runsExec, execOpts: []string{"-exec", "-execdir", "-ok", "-okdir"}, plusEnds: true, appends: true,
+		deleteOpts: []string{"-delete"}, nameOpts: []string{"-name", "-iname"}, startFirst: true},
 	{names: []string{"fd", "fdfind"}, label: "fd", in: anyDialect, runs: runsExec, execOpts: []string{"-x", "--exec", "-X", "--exec-batch"}, appends: true},
 	{names: []string{"trap"}, in: bashDialect, runs: runsHandler},
 	// The words after the host are joined and run by the remote user's shell.
