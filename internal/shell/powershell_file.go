@@ -115,7 +115,7 @@ func (c *psFileCmdlet) bind(args []rules.Word) (vals map[string]rules.Word, swit
 		case k < 0:
 			switches = append(switches, name)
 		case attached:
-			vals[c.valued[k][0]] = rules.Word{Value: val, Literal: true, Pos: a.Pos, End: a.End}
+			vals[c.valued[k][0]] = rules.Word{Value: val, Literal: a.Literal, Pos: a.Pos, End: a.End}
 		case i+1 < len(args):
 			i++
 			vals[c.valued[k][0]] = args[i]
