@@ -55,8 +55,10 @@ type Call struct {
 	Writes []Word
 	// May holds, for words of the call that are not literal, what the line shows they may be: the
 	// word (same Pos and End) with a variable replaced by what a for loop ranges over or what
-	// was assigned to it (`"$f"` in `for f in ~/.kube/*` is `"~/.kube/*"`). The checks of what
-	// a written path may name read them beside the word.
+	// was assigned to it (`"$f"` in `for f in ~/.kube/*` is `"~/.kube/*"`), or find's {} by
+	// what it may find. The checks of what a written path may name read them beside the word.
+	// Literal ones at the command word's place are what a wrapper appends to the arguments
+	// (ArgsAppended: `echo f | xargs rm`), which the rules about written files read after them.
 	May []Word
 }
 

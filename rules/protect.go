@@ -163,7 +163,7 @@ func (e *engine) protect(c *Call) (trace, bool) {
 		e.checkWrite(&t, c, w, false, nil)
 	}
 	for _, wr := range e.writers(c) {
-		args := c.Args
+		args := appended(c)
 		if wr.Sub != "" {
 			args = withoutSub(args, wr.Sub)
 		}
@@ -190,6 +190,21 @@ func (e *engine) protect(c *Call) (trace, bool) {
 		}
 	}
 	return t, t.Verdict > VerdictAllow
+}
+
+// appended is a call's arguments with what a wrapper appends to them, when the line shows it
+// (Call.May).
+func appended(c *Call) []Word {
+	if !c.ArgsAppended {
+		return c.Args
+	}
+	args := c.Args
+	for _, m := range c.May {
+		if m.Literal && m.Pos == c.NameWord.Pos && m.End == c.NameWord.End {
+			args = append(slices.Clip(args), m)
+		}
+	}
+	return args
 }
 
 // writers are the entries for a call's command (and subcommand). The entries are grouped by

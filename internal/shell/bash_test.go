@@ -819,6 +819,11 @@ func TestMay(t *testing.T) {
 		{`for f in ~/.kube/*; do sed -i s/a/b/ "$file"; done`, false, nil},
 		// find's {} stands for what it finds: under its starting points, the names it tests.
 		{`find ~/.kube -name config -exec rm {} +`, false, []string{`~/.kube/config`, `~/.kube/*/config`, `~/.kube/*/*/config`, `~/.kube/*/*/*/config`}},
+		// What xargs appends, when the line shows its input.
+		{`echo a .ctxguard.yaml | xargs rm -f`, false, []string{`a`, `.ctxguard.yaml`}},
+		{"printf 'x y\\n.claude/settings.json\\n' | xargs -I{} cp /dev/null {}", false, []string{`x y`, `.claude/settings.json`}},
+		{`echo "a b" | xargs rm`, false, []string{`a`, `b`}},
+		{`echo "'a b'" | xargs rm`, false, nil},
 		{`find a b/ -name x -delete`, false, []string{`a/x`, `a/*/x`, `a/*/*/x`, `a/*/*/*/x`, `b/x`, `b/*/x`, `b/*/*/x`, `b/*/*/*/x`}},
 		{`find -type f -execdir sed -i s/a/b/ x{}`, false, []string{`x./*`, `x./*/*`, `x./*/*/*`, `x./*/*/*/*`}},
 		{`foreach ($F in Get-ChildItem ~/.kube) { Set-Content $f x }`, true, []string{`~/.kube/*`, `~/.kube`}},

@@ -231,9 +231,9 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 	}
 	same := k.sameShell && st.ch.shellLevel
 	var (
-		noCmd, keepEnv, noSh, fromFile bool
-		repl                           string
-		script, split                  *piece
+		noCmd, keepEnv, noSh, fromFile, delimited bool
+		repl                                      string
+		script, split                             *piece
 	)
 	j := scanOpts(cmd.words, st.a, end, k.opts, k.permute, func(opt string, val *rules.Word, at int) {
 		switch {
@@ -247,6 +247,8 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 			noSh = true
 		case slices.Contains(k.argFile, opt):
 			fromFile = true
+		case slices.Contains(k.delimit, opt):
+			delimited = true
 		case slices.Contains(k.replace, opt):
 			repl = "{}"
 			if val != nil {
@@ -363,7 +365,44 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 	}
 	if j < end {
 		next.via = appendVia(st.ch.via, label)
+		first := len(w.calls)
 		w.resolve(cmd, j, end, *next)
+		if k.appends && st.ch.stdin && !fromFile && !delimited {
+			w.fed(st, first, repl)
+		}
+	}
+}
+
+// fed gives the calls from first on what xargs appends to them when the line shows its input
+// (`echo .ctxguard.yaml | xargs rm`), in rules.Call.May: the input's words at the place of the
+// call's command word; with a replace string (-I{}), each input line in its place. Input with
+// quotes or backslashes, which xargs reads its own way, is not given.
+func (w *walker) fed(st *site, first int, repl string) {
+	s, _ := st.cmd.stdin()
+	if s == nil || len(s.phs) > 0 || strings.ContainsAny(s.text, `"'\\`) {
+		return
+	}
+	for i := first; i < len(w.calls); i++ {
+		c := &w.calls[i]
+		if c.Src != st.cmd.s.src || !c.ArgsAppended {
+			continue
+		}
+		if repl == "" {
+			for _, f := range strings.Fields(s.text) {
+				c.May = append(c.May, rules.Word{Value: f, Literal: true, Pos: c.NameWord.Pos, End: c.NameWord.End})
+			}
+			continue
+		}
+		for _, a := range c.Args {
+			if !a.Literal || !strings.Contains(a.Value, repl) {
+				continue
+			}
+			for _, l := range strings.Split(s.text, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					c.May = append(c.May, rules.Word{Value: strings.ReplaceAll(a.Value, repl, l), Pos: a.Pos, End: a.End})
+				}
+			}
+		}
 	}
 }
 

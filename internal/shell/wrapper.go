@@ -35,6 +35,7 @@ type wrapper struct {
 	noStdin  bool     // the command does not read the statement's stdin (watch)
 	replace  []string // options whose value is the string replaced by each input (xargs -I); {} without one
 	argFile  []string // options that take the arguments from a file, not from stdin (xargs -a)
+	delimit  []string // options that split the input otherwise than at blanks (xargs -0, -d)
 	execOpts []string // find -exec: each run of words after one of these, up to ";", is a command
 	plusEnds bool     // … or up to "{} +"
 	// What such a command finds, which {} stands for and its deleteOpts delete (find -delete):
@@ -155,7 +156,8 @@ var wrappers = []wrapper{
 	{names: []string{"watch"}, in: anyDialect, opts: opts{val: "nqs", long: []string{"--interval", "--equexit", "--shotsdir"}},
 		viaSh: []string{"-x", "--exec"}, noStdin: true},
 	{names: []string{"xargs"}, in: anyDialect, opts: opts{val: "adEILnPs", opt: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
-		noCmd: []string{"--help", "--version"}, appends: true, replace: []string{"-I", "-i", "--replace"}, argFile: []string{"-a", "--arg-file"}},
+		noCmd: []string{"--help", "--version"}, appends: true, replace: []string{"-I", "-i", "--replace"}, argFile: []string{"-a", "--arg-file"},
+		delimit: []string{"-0", "--null", "-d", "--delimiter"}},
 	{names: []string{"parallel"}, in: anyDialect, runs: runsParallel, appends: true, opts: opts{val: "aCdEIjPLnNSsJ", long: []string{
 		"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--block", "--colsep", "--delimiter", "--env", "--jobs",
 		"--joblog", "--max-lines", "--max-args", "--max-replace-args", "--results", "--res", "--sshlogin", "--sshloginfile", "--slf",
