@@ -828,6 +828,8 @@ func TestMay(t *testing.T) {
 		{`find -type f -execdir sed -i s/a/b/ x{}`, false, []string{`x./*`, `x./*/*`, `x./*/*/*`, `x./*/*/*/*`}},
 		{`foreach ($F in Get-ChildItem ~/.kube) { Set-Content $f x }`, true, []string{`~/.kube/*`, `~/.kube`}},
 		{`foreach ($f in 'a.txt', "b.txt") { Set-Content $f x }`, true, []string{`a.txt`, `b.txt`}},
+		{`Get-ChildItem ~/.kube | ForEach-Object { Set-Content $_.FullName x }`, true, []string{`~/.kube/*`, `~/.kube`}},
+		{`'a.txt' | % { Remove-Item $PSItem }`, true, []string{`a.txt`}},
 	} {
 		parse := Parse
 		if tt.ps {
@@ -837,10 +839,15 @@ func TestMay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The first call that has any (a ForEach-Object after its block's calls has its own).
 		var got []string
-		last := calls[len(calls)-1]
-		for _, m := range append(last.May, last.Writes...) {
-			got = append(got, m.Value)
+		for _, c := range calls {
+			for _, m := range append(c.May, c.Writes...) {
+				got = append(got, m.Value)
+			}
+			if got != nil {
+				break
+			}
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s: May (-want +got):\n%s", tt.line, diff)

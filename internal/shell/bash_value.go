@@ -87,7 +87,10 @@ func held(texts map[string][]string, fold bool, words ...[]rules.Word) []rules.W
 				continue
 			}
 			vs := []string{wd.Value}
-			for _, name := range slices.Sorted(maps.Keys(texts)) {
+			// Longer names first: $_.FullName before $_.
+			names := slices.Sorted(maps.Keys(texts))
+			slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) })
+			for _, name := range names {
 				var next []string
 				for _, v := range vs {
 					for _, t := range texts[name] {

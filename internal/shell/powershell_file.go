@@ -319,14 +319,18 @@ func decoded(expr string) (string, bool) {
 	return string(b), true
 }
 
-// psItems is what a foreach collection may hold, as the line writes it: the items of a list of
-// strings, the children of a folder Get-ChildItem lists (`folder/*`), else the text itself.
+// psItems is what a foreach collection or a pipeline may hold, as the line writes it: the items
+// of a list of strings, what Get-ChildItem lists (a folder's children, `folder/*`, or what a
+// pattern matches), else the text itself.
 func psItems(text string) []string {
 	text = strings.TrimSpace(text)
 	f := strings.Fields(text)
 	if len(f) >= 2 && slices.Contains([]string{"get-childitem", "gci", "ls", "dir"}, strings.ToLower(f[0])) {
-		dir := f[len(f)-1]
-		return []string{strings.TrimRight(strings.Trim(dir, `'"`), `/\`) + "/*", strings.Trim(dir, `'"`)}
+		p := strings.Trim(f[len(f)-1], `'"`)
+		if strings.ContainsAny(p[strings.LastIndexAny(p, `/\`)+1:], "*?[") {
+			return []string{p}
+		}
+		return []string{strings.TrimRight(p, `/\`) + "/*", p}
 	}
 	var out []string
 	for _, it := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(text, "@("), ")"), ",") {

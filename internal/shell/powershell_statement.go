@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
@@ -53,13 +54,26 @@ func (p *psParser) statements(closer byte) {
 	}
 }
 
-// pipeline reads `a | b | c`; a literal string piped into Invoke-Expression is run.
+// pipeline reads `a | b | c`; a literal string piped into Invoke-Expression is run. In the
+// script block of a ForEach-Object or Where-Object after the first element, $_ stands for what
+// the element before writes (psItems of its text), for the checks of what a written path may
+// name.
 func (p *psParser) pipeline() {
 	var prevLit *rules.Word
+	prev := ""
 	for piped := false; ; piped = true {
 		p.space(false)
 		p.piped = piped
+		var saved map[string][]string
+		if piped && psEach(p.rest()) {
+			saved = p.pipedItems(prev)
+		}
+		start := p.i
 		lit := p.element(prevLit)
+		if saved != nil {
+			p.texts = saved
+		}
+		prev = p.src[start:p.trimEnd(p.i)]
 		p.space(false)
 		if p.peek(0) != '|' || p.peek(1) == '|' {
 			return
@@ -68,6 +82,37 @@ func (p *psParser) pipeline() {
 		p.space(true)
 		prevLit = lit
 	}
+}
+
+// psEach reports whether an element starts with a command that runs a script block for each
+// item piped into it.
+func psEach(s string) bool {
+	name, _, _ := strings.Cut(strings.ToLower(s), " ")
+	switch name {
+	case "foreach-object", "%", "foreach", "where-object", "?", "where":
+		return true
+	}
+	return false
+}
+
+// pipedItems sets what $_ (and $PSItem, and their .FullName) may hold while an element reads
+// what the element before it, whose text is prev, writes. It returns the texts to restore
+// afterwards.
+func (p *psParser) pipedItems(prev string) map[string][]string {
+	saved := p.texts
+	p.texts = maps.Clone(p.texts)
+	if p.texts == nil {
+		p.texts = map[string][]string{}
+	}
+	for _, v := range []string{"_", "psitem"} {
+		for _, name := range []string{v, v + ".fullname", v + ".pspath"} {
+			p.texts[name] = psItems(prev)
+		}
+	}
+	if saved == nil {
+		saved = map[string][]string{}
+	}
+	return saved
 }
 
 // psKeyword reports whether a lowercased bare word starts a compound statement. A switch, not a
