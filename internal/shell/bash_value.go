@@ -208,11 +208,13 @@ type iteration struct {
 	names map[string]string
 }
 
-// iteration copies what it keeps: a scope that owns its maps changes them in place.
+// iteration copies what it keeps: a scope that owns its maps changes them in place. The
+// environment is never changed in place (setEnv and unset make a new slice), so its header is
+// a snapshot.
 func (sc *scope) iteration() iteration {
 	v := sc.vals
 	v.vars, v.params = maps.Clone(v.vars), slices.Clone(v.params)
-	return iteration{sc.dirState(), slices.Clone(sc.env), v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
+	return iteration{sc.dirState(), sc.env, v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
 }
 
 func (a iteration) same(b iteration) bool {

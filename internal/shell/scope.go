@@ -131,27 +131,24 @@ func mergeEnv(base []envEntry, add ...envEntry) []envEntry {
 // one branch gave it, nor misses another context that one branch picks: the engine asks about
 // a binding it cannot read. ref is how the dialect names a variable's value ($, $env:).
 func unsure(before, env []envEntry, ref string) []envEntry {
+	if slices.Equal(before, env) {
+		return env // most bodies change nothing of it: no allocation
+	}
 	same := func(e envEntry) bool {
 		return slices.ContainsFunc(before, func(b envEntry) bool { return b.a.Name == e.a.Name && b.a.Value == e.a.Value })
 	}
-	var out []envEntry
-	changed := false
+	out := make([]envEntry, 0, len(env)+len(before))
 	for _, e := range env {
 		if !same(e) {
-			changed = true
 			e.a.Value = rules.Word{Value: ref + e.a.Name, Pos: -1, End: -1}
 		}
 		out = append(out, e)
 	}
 	for _, b := range before {
 		if !slices.ContainsFunc(env, func(e envEntry) bool { return e.a.Name == b.a.Name }) {
-			changed = true
 			b.a.Value = rules.Word{Value: ref + b.a.Name, Pos: -1, End: -1}
 			out = append(out, b)
 		}
-	}
-	if !changed {
-		return env
 	}
 	return out
 }
