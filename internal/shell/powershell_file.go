@@ -18,7 +18,7 @@ import (
 // running it is asked about. Paths are compared without regard to case or to the kind of
 // slash, as Windows compares them: the stricter reading on other systems.
 
-// psFileKey is the tracking key of a path word, "" when the word or the location is not known.
+// fileKey is the tracking key of a path word, "" when the word or the location is not known.
 func (p *psParser) fileKey(wd rules.Word) string {
 	if !wd.Literal || wd.Value == "" {
 		return ""
@@ -218,8 +218,8 @@ func (p *psParser) written(t rules.Word, ok bool, fs fileState, appending bool) 
 }
 
 func (p *psParser) write(t rules.Word, fs fileState, appending bool) {
-	if t.Literal && strings.EqualFold(t.Value, "$null") {
-		return
+	if strings.EqualFold(t.Value, "$null") {
+		return // > $null discards
 	}
 	if appending {
 		old, ok := p.file(t)

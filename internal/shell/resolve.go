@@ -577,9 +577,14 @@ func psParamPrefix(v, name string) bool {
 func (w *walker) execRuns(st *site, k *wrapper, label string) {
 	next := st.next
 	next.appended, next.stdin = true, false
-	found := found(st, k)
-	if slices.ContainsFunc(st.cmd.words[st.a:st.end], func(wd rules.Word) bool { return wd.Literal && slices.Contains(k.deleteOpts, wd.Value) }) {
-		w.calls[st.call].Writes = append(w.calls[st.call].Writes, found...)
+	var found []rules.Word
+	if ws := st.cmd.words[st.a:st.end]; slices.ContainsFunc(ws, func(wd rules.Word) bool {
+		return wd.Literal && (slices.Contains(k.deleteOpts, wd.Value) || slices.Contains(k.execOpts, wd.Value))
+	}) {
+		found = finds(st, k)
+		if slices.ContainsFunc(ws, func(wd rules.Word) bool { return wd.Literal && slices.Contains(k.deleteOpts, wd.Value) }) {
+			w.calls[st.call].Writes = append(w.calls[st.call].Writes, found...)
+		}
 	}
 	for m := st.a; m < st.end; m++ {
 		v := st.lit(m)
@@ -608,13 +613,10 @@ func (w *walker) execRuns(st *site, k *wrapper, label string) {
 // what it may be: the state files of the CLIs lie at most that deep in the home folder.
 const maxFoundDepth = 4
 
-// found is what a find-like command may find, as words that are not literal (patterns under its
+// finds is what a find-like command may find, as words that are not literal (patterns under its
 // starting points, at each depth), at the place of the wrapper's name: for the checks of the
 // files it deletes, or that the commands it runs with {} write.
-func found(st *site, k *wrapper) []rules.Word {
-	if len(k.execOpts) == 0 {
-		return nil
-	}
+func finds(st *site, k *wrapper) []rules.Word {
 	ws := st.cmd.words[st.a:st.end]
 	var starts, names []string
 	i := 0
@@ -624,7 +626,7 @@ func found(st *site, k *wrapper) []rules.Word {
 		}
 		starts = append(starts, strings.TrimSuffix(ws[i].Value, "/"))
 	}
-	any := false
+	every := false
 	for ; i < len(ws); i++ {
 		switch v := ws[i].Value; {
 		case !ws[i].Literal:
@@ -632,13 +634,13 @@ func found(st *site, k *wrapper) []rules.Word {
 			i++
 			names = append(names, ws[i].Value)
 		case v == "-o" || v == "-or" || v == "!" || v == "-not" || v == ",":
-			any = true // the names do not narrow what is found
+			every = true // the names do not narrow what is found
 		}
 	}
 	if len(starts) == 0 {
 		starts = []string{"."}
 	}
-	if len(names) == 0 || any {
+	if len(names) == 0 || every {
 		names = []string{"*"}
 	}
 	nw := st.cmd.words[st.a-1]
