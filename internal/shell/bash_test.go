@@ -829,7 +829,7 @@ func TestMay(t *testing.T) {
 		{`foreach ($F in Get-ChildItem ~/.kube) { Set-Content $f x }`, true, []string{`~/.kube/*`, `~/.kube`}},
 		{`foreach ($f in 'a.txt', "b.txt") { Set-Content $f x }`, true, []string{`a.txt`, `b.txt`}},
 		{`Get-ChildItem ~/.kube | ForEach-Object { Set-Content $_.FullName x }`, true, []string{`~/.kube/*`, `~/.kube`}},
-		{`'a.txt' | % { Remove-Item $PSItem }`, true, []string{`a.txt`}},
+		{`'a.txt' | %{ Remove-Item $PSItem }`, true, []string{`a.txt`}},
 	} {
 		parse := Parse
 		if tt.ps {

@@ -87,8 +87,10 @@ func (p *psParser) pipeline() {
 // psEach reports whether an element starts with a command that runs a script block for each
 // item piped into it.
 func psEach(s string) bool {
-	name, _, _ := strings.Cut(strings.ToLower(s), " ")
-	switch name {
+	if i := strings.IndexAny(s, " \t{"); i >= 0 {
+		s = s[:i]
+	}
+	switch strings.ToLower(s) {
 	case "foreach-object", "%", "foreach", "where-object", "?", "where":
 		return true
 	}
