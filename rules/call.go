@@ -53,6 +53,13 @@ type Call struct {
 	// `{ …; } > f`). A file that a command writes because of its arguments (tee, cp) is not here:
 	// which argument that is, is data the engine is given (see [Writer]).
 	Writes []Word
+	// May holds, for words of the call that are not literal, what the line shows they may be: the
+	// word (same Pos and End) with a variable replaced by what a for loop ranges over or what
+	// was assigned to it (`"$f"` in `for f in ~/.kube/*` is `"~/.kube/*"`), or find's {} by
+	// what it may find. The checks of what a written path may name read them beside the word.
+	// Literal ones at the command word's place are what a wrapper appends to the arguments
+	// (ArgsAppended: `echo f | xargs rm`), which the rules about written files read after them.
+	May []Word
 }
 
 // Word is one shell word of a call.

@@ -342,7 +342,7 @@ func TestFileRules(t *testing.T) {
 			res := rules.Evaluate(rules.Input{
 				Calls: []rules.Call{c}, Policy: policy(nil, rules.SettingAllow, bicep, anon, prodFiles, onlyNotebooks, everyCall), Providers: []*spec.Spec{acme},
 				State: fakeState{}, Quote: shell.Quote, Cwd: "/repo", System: unix,
-				Facts: rules.Facts{Tool: tt.tool, Harness: "claude", Unattended: tt.unattended}, Write: &rules.Write{Path: tt.path, Text: tt.text},
+				Facts: rules.Facts{Tool: tt.tool, Harness: "claude", Unattended: tt.unattended}, Writes: []rules.Write{{Path: tt.path, Text: tt.text}},
 			})
 			if res.Verdict != tt.want || tt.rule != "" && res.Rule != tt.rule || !strings.Contains(res.Reason, tt.reason) {
 				t.Errorf("got %v %s: %s; want %v %s containing %q", res.Verdict, res.Rule, res.Reason, tt.want, tt.rule, tt.reason)

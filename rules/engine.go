@@ -50,8 +50,9 @@ type Input struct {
 	Lifted func(rule string) (note string, ok bool)
 	// Facts are what the rules' conditions read besides the calls (see [Facts]).
 	Facts Facts
-	// Write is what a file tool is about to write, for the rules about files; nil for a line.
-	Write *Write
+	// Writes are what a file tool is about to write, one per file (a patch writes several),
+	// for the rules about files; nil for a line.
+	Writes []Write
 }
 
 // Write is what a file tool is about to write.
@@ -108,8 +109,8 @@ func Evaluate(in Input) Result {
 			}
 		}
 	}
-	if in.Write != nil {
-		if t, ok := e.fileRules(); ok {
+	for i := range in.Writes {
+		if t, ok := e.fileRules(&in.Writes[i]); ok {
 			res.Calls = append(res.Calls, t.CallTrace)
 		}
 	}

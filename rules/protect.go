@@ -163,7 +163,7 @@ func (e *engine) protect(c *Call) (trace, bool) {
 		e.checkWrite(&t, c, w, false, nil)
 	}
 	for _, wr := range e.writers(c) {
-		args := c.Args
+		args := appended(c)
 		if wr.Sub != "" {
 			args = withoutSub(args, wr.Sub)
 		}
@@ -190,6 +190,21 @@ func (e *engine) protect(c *Call) (trace, bool) {
 		}
 	}
 	return t, t.Verdict > VerdictAllow
+}
+
+// appended is a call's arguments with what a wrapper appends to them, when the line shows it
+// (Call.May).
+func appended(c *Call) []Word {
+	if !c.ArgsAppended {
+		return c.Args
+	}
+	args := c.Args
+	for _, m := range c.May {
+		if m.Literal && m.Pos == c.NameWord.Pos && m.End == c.NameWord.End {
+			args = append(slices.Clip(args), m)
+		}
+	}
+	return args
 }
 
 // writers are the entries for a call's command (and subcommand). The entries are grouped by
@@ -292,15 +307,34 @@ func destinations(wr *Writer, args []Word) []Word {
 
 // dynamicWrite asks about a written path (or the folder an unnamed writer writes in) that is not
 // literal, when its text may name one of ctxguard's files or a CLI's state file.
+// What the line shows such a path may be (Call.May) counts as its text.
 func (e *engine) dynamicWrite(t *trace, c *Call, w Word) {
-	if e.in.Self.Mentions(w.Value) {
-		t.Matched = append(t.Matched, w.Value)
-		t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration, or a CLI's state file — write the path out; %s",
-			describeCall(c), w.Value, selfReason))
+	what := w.Value
+	if !e.in.Self.Mentions(w.Value) {
+		may, ok := e.mayName(c, w)
+		if !ok {
+			return
+		}
+		what = fmt.Sprintf("%s (%s)", w.Value, may)
 	}
+	t.Matched = append(t.Matched, w.Value)
+	t.decide(VerdictAsk, "self.dynamic-write", fmt.Sprintf("[ctxguard/self.dynamic-write] %s writes to %s, which is not a literal path and may be ctxguard's policy or hook configuration, or a CLI's state file — write the path out; %s",
+		describeCall(c), what, selfReason))
 }
 
-// checkWrite decides one written path.
+// mayName is what the line shows a written word may be (Call.May) when that may name a
+// protected file.
+func (e *engine) mayName(c *Call, w Word) (string, bool) {
+	for _, m := range c.May {
+		if m.Pos == w.Pos && m.End == w.End && m.Pos >= 0 && e.in.Self.Mentions(m.Value) {
+			return m.Value, true
+		}
+	}
+	return "", false
+}
+
+// checkWrite decides one written path; a literal one that stands for others (find's {}) is
+// also decided by what it may be.
 func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string) {
 	p, ok := e.absolute(c, w)
 	if !ok {
@@ -309,6 +343,9 @@ func (e *engine) checkWrite(t *trace, c *Call, w Word, tree bool, into []string)
 	}
 	pr, hit := e.in.Self.Match(p, tree, into)
 	if !hit {
+		if _, ok := e.mayName(c, w); ok {
+			e.dynamicWrite(t, c, w)
+		}
 		return
 	}
 	t.Matched = append(t.Matched, p)

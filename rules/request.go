@@ -41,6 +41,9 @@ type Request struct {
 type Change struct {
 	Old, New string
 	All      bool
+	// Path is the file it changes, as sent, for a tool that writes several (a patch); "" for a
+	// tool's one file.
+	Path string
 }
 
 // The languages a Request's line may be written in (Request.Shell, Input.Shell).

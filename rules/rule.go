@@ -48,8 +48,7 @@ func (e *engine) userRulesOnly(c *Call) (trace, bool) {
 
 // fileRules applies the rules about files to what a file tool is about to write: those with a
 // path or a content pattern, and those that name the tool and nothing else.
-func (e *engine) fileRules() (trace, bool) {
-	w := e.in.Write
+func (e *engine) fileRules(w *Write) (trace, bool) {
 	t := trace{CallTrace: CallTrace{Argv: []string{e.in.Facts.Tool, w.Path}, Kind: KindWrite}}
 	for i := range e.in.Policy.Rules {
 		r := &e.in.Policy.Rules[i]

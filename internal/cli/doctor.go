@@ -396,7 +396,7 @@ func (d *doctor) harnesses(wd, self string) []installed {
 			}
 			if err == nil {
 				var hooks []hookfile.Hook
-				if hooks, err = hookfile.Find(data, f, hookfile.Layout{Nested: s.Nested, Events: s.Events, Bare: s.Bare}); err == nil {
+				if hooks, err = hookfile.Find(data, f, hookfile.Layout{Nested: s.Nested, Events: s.Events, Bare: s.Bare, Self: self}); err == nil {
 					for _, h := range hooks {
 						here = append(here, installed{setup: s, file: f, hook: h})
 					}

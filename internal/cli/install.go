@@ -50,12 +50,11 @@ func (c *runner) wire(verb string, args []string) error {
 		}
 		setups = append(setups, s)
 	}
-	self := ""
-	if verb == "install" {
-		var err error
-		if self, err = c.self(); err != nil {
-			return err
-		}
+	// Uninstall needs the binary only to find its entries under another file name; without it,
+	// those named ctxguard are still found.
+	self, err := c.self()
+	if err != nil && verb == "install" {
+		return err
 	}
 	var failed []error
 	for _, s := range setups {
@@ -190,7 +189,7 @@ func wired(verb string, s *harness.Setup, file string, old []byte, exists bool, 
 		out, err := s.Script(self, o)
 		return out, false, err
 	}
-	layout := hookfile.Layout{Nested: s.Nested, Events: s.Events, Bare: s.Bare}
+	layout := hookfile.Layout{Nested: s.Nested, Events: s.Events, Bare: s.Bare, Self: self}
 	if verb == "install" {
 		var entries []hookfile.Entry
 		for _, e := range s.Entries(self, o) {

@@ -126,7 +126,7 @@ func DecideWith(req rules.Request, env paths.Env, ov Override) Outcome {
 	in := rules.Input{
 		Calls: calls, Policy: &pol.Policy, Providers: specs, State: ov.State, Quote: shell.For(req.Shell).Quote,
 		Cwd: req.Cwd, Env: env.Lookup, Home: env.Home, System: env, Self: self, Writers: ws, Shell: req.Shell,
-		Facts: facts(req, ov.Facts), Write: written(req, pol),
+		Facts: facts(req, ov.Facts), Writes: written(req, pol),
 	}
 	if in.State == nil {
 		in.State = providers.NewReader()

@@ -117,10 +117,15 @@ func (l *lazySelf) Mentions(text string) bool {
 		}
 	}
 	glob := strings.IndexAny(pat, "*?[")
-	if glob < 0 || strings.ContainsAny(pat, "$`") {
+	if strings.ContainsAny(pat, "$`") {
 		return false
 	}
 	pat = filepath.FromSlash(pat)
+	if glob < 0 {
+		// What a variable may hold, written out (rules.Call.May): a path under the home.
+		_, hit := l.Match(filepath.Clean(pat), false, nil)
+		return filepath.IsAbs(pat) && hit
+	}
 	for _, f := range l.state() {
 		if ok, _ := filepath.Match(pat, f.Path); ok {
 			return true

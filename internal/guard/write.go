@@ -14,21 +14,37 @@ import (
 // not read, and its edits are checked by their new text alone.
 const maxEdited = 8 << 20
 
-// written is what a file tool's request is about to write, for the rules about files; nil for a
-// shell line. The text is read from the file only when some rule has a content pattern.
-func written(req rules.Request, pol *policy.Policy) *rules.Write {
-	if req.Shell != "" || len(req.Paths) == 0 {
+// written is what a file tool's request is about to write, one entry per file it names (a patch
+// names several), for the rules about files; nil for a shell line. The text is read from the
+// file only when some rule has a content pattern: the changes made to that file, or, for a
+// tool that writes one file, all of them.
+func written(req rules.Request, pol *policy.Policy) []rules.Write {
+	if req.Shell != "" {
 		return nil
 	}
-	p := req.Paths[0]
-	if !filepath.IsAbs(p) && req.Cwd != "" {
-		p = filepath.Join(req.Cwd, p)
+	content := slices.ContainsFunc(pol.Rules, func(r rules.UserRule) bool { return r.Content != nil })
+	var out []rules.Write
+	for i, p := range req.Paths {
+		if slices.Contains(req.Paths[:i], p) {
+			continue
+		}
+		abs := p
+		if !filepath.IsAbs(abs) && req.Cwd != "" {
+			abs = filepath.Join(req.Cwd, abs)
+		}
+		w := rules.Write{Path: filepath.Clean(abs)}
+		if content {
+			var changes []rules.Change
+			for _, ch := range req.Changes {
+				if ch.Path == "" || ch.Path == p {
+					changes = append(changes, ch)
+				}
+			}
+			w.Text = text(w.Path, changes)
+		}
+		out = append(out, w)
 	}
-	w := &rules.Write{Path: filepath.Clean(p)}
-	if slices.ContainsFunc(pol.Rules, func(r rules.UserRule) bool { return r.Content != nil }) {
-		w.Text = text(w.Path, req.Changes)
-	}
-	return w
+	return out
 }
 
 // text is what a content rule checks: a whole file as written, and for an edit the lines the

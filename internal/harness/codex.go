@@ -43,7 +43,7 @@ func codexPatch(patch string) (paths []string, changes []rules.Change) {
 					flush()
 					paths = append(paths, strings.TrimSpace(p))
 					if op == "Add File: " {
-						ch = &rules.Change{}
+						ch = &rules.Change{Path: paths[len(paths)-1]}
 					}
 				}
 			}
@@ -53,6 +53,9 @@ func codexPatch(patch string) (paths []string, changes []rules.Change) {
 		case strings.HasPrefix(line, "@@"):
 			flush()
 			ch = &rules.Change{}
+			if len(paths) > 0 {
+				ch.Path = paths[len(paths)-1]
+			}
 		case ch == nil:
 		case strings.HasPrefix(line, "+"):
 			ch.New += line[1:] + "\n"

@@ -103,13 +103,13 @@ func TestFileChanges(t *testing.T) {
 			[]string{"/w/a"}, []rules.Change{{New: "c"}}},
 		{"gemini replace, several occurrences", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"replace","tool_input":{"file_path":"/w/a","old_string":"o","new_string":"n","expected_replacements":3}}`,
 			[]string{"/w/a"}, []rules.Change{{Old: "o", New: "n", All: true}}},
-		{"codex apply_patch: every file it adds, updates, moves to or deletes", "codex", codexPatchPayload(
+		{"codex apply_patch: every file it adds, updates, moves to or deletes, each change with its file", "codex", codexPatchPayload(
 			"*** Begin Patch\n*** Add File: infra/new.bicep\n+a = 1\n+b = 2\n*** Update File: infra/main.bicep\n*** Move to: infra/moved.bicep\n" +
 				"@@ resource x\n ctx\n-publicNetworkAccess: 'Disabled'\n+publicNetworkAccess: 'Enabled'\n*** End of File\n@@\n-gone\n*** Delete File: old.txt\n*** End Patch\n"),
 			[]string{"infra/new.bicep", "infra/main.bicep", "infra/moved.bicep", "old.txt"},
-			[]rules.Change{{New: "a = 1\nb = 2\n"}, {Old: "ctx\npublicNetworkAccess: 'Disabled'\n", New: "ctx\npublicNetworkAccess: 'Enabled'\n"}, {Old: "gone\n"}}},
+			[]rules.Change{{New: "a = 1\nb = 2\n", Path: "infra/new.bicep"}, {Old: "ctx\npublicNetworkAccess: 'Disabled'\n", New: "ctx\npublicNetworkAccess: 'Enabled'\n", Path: "infra/moved.bicep"}, {Old: "gone\n", Path: "infra/moved.bicep"}}},
 		{"codex apply_patch with CRLF and indented headers", "codex", codexPatchPayload("*** Begin Patch\r\n  *** Update File: a.txt\r\n@@\r\n-x\r\n+y\r\n*** End Patch"),
-			[]string{"a.txt"}, []rules.Change{{Old: "x\n", New: "y\n"}}},
+			[]string{"a.txt"}, []rules.Change{{Old: "x\n", New: "y\n", Path: "a.txt"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -364,7 +364,7 @@ func TestOwnedPathWithSpace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := owned(n); got != tt.want {
+		if got := owned(n, ""); got != tt.want {
 			t.Errorf("owned(%s) = %v, want %v", tt.handler, got, tt.want)
 		}
 	}

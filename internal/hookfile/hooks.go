@@ -20,6 +20,10 @@ type Layout struct {
 	// Bare is set where the file is the event map itself, with no "hooks" member around it
 	// (Factory Droid's hooks.json).
 	Bare bool
+	// Self is the program ctxguard's entries run, "" when not known: a handler that runs it is
+	// ctxguard's even when the file is not named ctxguard (CTXGUARD_SELF, a packager's renamed
+	// binary), so that installing again replaces it rather than adding a second entry.
+	Self string
 }
 
 // Entry is one hook to install: Value (JSON) goes at the end of the Event's array. It is a
@@ -65,15 +69,16 @@ func (h Hook) Command(goos string) (argv []string, line string) {
 }
 
 // owned reports whether a handler is ctxguard's: the program it runs ([Program] of
-// [Hook.Command]) is named ctxguard or ctxguard.exe, in any directory, on either system (a
-// handler may hold a line for each).
-func owned(handler *Node) bool {
+// [Hook.Command]) is named ctxguard or ctxguard.exe, in any directory, or is self, on either
+// system (a handler may hold a line for each). Its matcher and its other fields do not count:
+// they are what an older install may have written differently.
+func owned(handler *Node, self string) bool {
 	if handler == nil || handler.Kind != Object {
 		return false
 	}
 	h := Hook{Handler: handler}
 	for _, goos := range []string{"linux", "windows"} {
-		if isSelf(Program(h.Command(goos))) {
+		if p := Program(h.Command(goos)); isSelf(p) || self != "" && p == self {
 			return true
 		}
 	}
@@ -166,7 +171,7 @@ func (d *Doc) find(layout Layout, event string) []Hook {
 		}
 		matcher, _ := item.Get("matcher").Str()
 		if !layout.Nested {
-			if owned(item) {
+			if owned(item, layout.Self) {
 				out = append(out, Hook{Event: event, Matcher: matcher, Handler: item})
 			}
 			continue
@@ -176,7 +181,7 @@ func (d *Doc) find(layout Layout, event string) []Hook {
 			continue
 		}
 		for _, h := range hs.Children {
-			if owned(h) {
+			if owned(h, layout.Self) {
 				out = append(out, Hook{Event: event, Matcher: matcher, Handler: h})
 			}
 		}

@@ -26,10 +26,16 @@ type Step struct {
 	Tool  string
 	Input any // encoded as JSON: a map, a struct or json.RawMessage
 	Text  string
+	// Freeform is set for a call of a freeform tool (an OpenAI Responses custom tool, such as
+	// Codex's apply_patch), whose input is Text as it is, not JSON.
+	Freeform bool
 }
 
 // Call is a tool call step.
 func Call(tool string, input any) Step { return Step{Tool: tool, Input: input} }
+
+// FreeformCall is a call of a freeform tool with text as its input (Responses API only).
+func FreeformCall(tool, text string) Step { return Step{Tool: tool, Text: text, Freeform: true} }
 
 // Say is a step that ends the turn with text.
 func Say(text string) Step { return Step{Text: text} }

@@ -47,6 +47,12 @@ func (responses) item(id string, step Step, input []byte) map[string]any {
 			"content": []any{map[string]any{"type": "output_text", "text": step.Text, "annotations": []any{}}},
 		}
 	}
+	if step.Freeform {
+		return map[string]any{
+			"type": "custom_tool_call", "id": "ctc_" + id, "call_id": id, "name": step.Tool,
+			"input": step.Text, "status": "completed",
+		}
+	}
 	return map[string]any{
 		"type": "function_call", "id": "fc_" + id, "call_id": id, "name": step.Tool,
 		"arguments": string(input), "status": "completed",

@@ -292,20 +292,29 @@ func (w *walker) command(f frame, st *syntax.Stmt, sc *scope) {
 			return
 		}
 		// `a && b || c` nests to the left; flatten it so that long chains do not recurse.
+		// Every leaf after the first may not run: what they change is unknown after the list.
+		// Under && alone a leaf runs only after every earlier one did; once an || comes before
+		// it, an earlier leaf may have been skipped, so it starts with their changes unknown.
 		var leaves []*syntax.Stmt
+		var ors []bool // whether the operator before leaves[i] is ||, in the same order
 		x := st
 		for {
 			b, ok := x.Cmd.(*syntax.BinaryCmd)
 			if !ok || (b.Op != syntax.AndStmt && b.Op != syntax.OrStmt) || x != st && (x.Background || len(x.Redirs) > 0) {
 				break
 			}
-			leaves = append(leaves, b.Y)
+			leaves, ors = append(leaves, b.Y), append(ors, b.Op == syntax.OrStmt)
 			x = b.X
 		}
-		leaves = append(leaves, x)
+		w.stmt(f, x, sc, nil)
+		after, or := sc.iteration(), false
 		for i := len(leaves) - 1; i >= 0; i-- {
+			if or = or || ors[i]; or {
+				sc.forgetChanges(after)
+			}
 			w.stmt(f, leaves[i], sc, nil)
 		}
+		sc.forgetChanges(after)
 	case *syntax.Subshell:
 		if f, ok := w.enter(f, c, sc); ok {
 			w.stmts(f, c.Stmts, sc.child())
@@ -518,6 +527,13 @@ func (w *walker) callExpr(f frame, st *syntax.Stmt, ce *syntax.CallExpr, sc *sco
 		// (An interpreter's code may have named files it writes already.)
 		w.calls[first].Writes = append(writes, w.calls[first].Writes...)
 		writes = w.calls[first].Writes
+	}
+	if may := sc.mayHold(cmd.words[1:], writes); len(may) > 0 {
+		for i := first; i < len(w.calls); i++ {
+			if w.calls[i].Src == f.s.src {
+				w.calls[i].May = may
+			}
+		}
 	}
 	w.builtin(f, sc, cmd, st)
 	w.runFile(f, sc, bc, ch, first)

@@ -194,16 +194,19 @@ func (w *walker) loopVar(f frame, sc *scope, loop syntax.Loop) {
 		return
 	}
 	var items []string
+	known := true
 	for _, it := range wi.Items {
 		fs, ok := w.fields(f, sc, it)
-		if !ok {
-			sc.forget(wi.Name.Value)
-			return
-		}
+		known = known && ok
 		items = append(items, fs...)
 	}
-	if len(items) != 1 {
-		sc.forget(wi.Name.Value)
+	if !known || len(items) != 1 {
+		// Unknown, but what it ranges over may say what it names (`for f in ~/.kube/*`).
+		texts := make([]string, 0, len(wi.Items))
+		for _, it := range wi.Items {
+			texts = append(texts, f.word(it, false).Value)
+		}
+		sc.setText(wi.Name.Value, texts...)
 		return
 	}
 	sc.setValue(wi.Name.Value, stringVar(items[0]))

@@ -47,6 +47,6 @@ func (w *walker) redirOnly(f frame, st *syntax.Stmt, sc *scope) {
 	p, _ := f.offsets(st)
 	w.calls = append(w.calls, rules.Call{
 		NameWord: rules.Word{Pos: p, End: p}, Env: convertEnv(f.s, sc.env), Dir: sc.dir, DirUnknown: sc.dirUnknown,
-		Via: f.via, Src: f.s.src, Nested: f.s.nested, Start: p, End: p, Writes: ws,
+		Via: f.via, Src: f.s.src, Nested: f.s.nested, Start: p, End: p, Writes: ws, May: sc.mayHold(ws),
 	})
 }

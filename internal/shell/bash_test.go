@@ -125,6 +125,13 @@ var parseCases = []parseCase{
 	{"directory changed in a loop", `cd /a; for i in 1 2; do az x; cd /b; done`,
 		[]string{`cd /a`, `az x dir=/a`, `cd /b dir=/a`, `az x dir=?/b`, `cd /b dir=?/b`}},
 	{"a loop that changes nothing is walked once", `for i in 1 2; do az x; done`, []string{`az x`}},
+	// So is the environment: a variable one branch exports (or unsets) may hold that value or
+	// the one before, and the right side of && or || may not run.
+	{"an export in a branch", `if t; then export X=1; fi; az g`, []string{`t`, `az g env[X:=?"$X"]`}},
+	{"an unset in a branch", `export X=1; if t; then unset X; fi; az g`, []string{`t env[X:=1]`, `unset X env[X:=1]`, `az g env[X:=?"$X"]`}},
+	{"an export under &&", `t && export X=1; az g`, []string{`t`, `az g env[X:=?"$X"]`}},
+	{"&& runs after the earlier leaves", `export X=1 && az g`, []string{`az g env[X:=1]`}},
+	{"|| may skip an earlier leaf", `t || export X=1 && az g`, []string{`t`, `az g env[X:=?"$X"]`}},
 
 	// A copy or a link of a program the line makes runs as that program: by its path, or by its
 	// name once the line changes PATH.
@@ -794,4 +801,56 @@ func ExampleParse() {
 	// sudo -E TF_WORKSPACE=prod terraform plan dir=infra
 	// terraform plan env[TF_WORKSPACE=prod] dir=infra via=sudo
 	// tee plan.txt dir=infra
+}
+
+// TestMay checks what a word that is not literal may be (rules.Call.May): a for loop's items and
+// an unknown assignment's text in the place of the variable, in bash and PowerShell; and what
+// find -delete writes.
+func TestMay(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		ps   bool
+		want []string // the May values of the last call
+	}{
+		{`for f in ~/.kube/config ~/.aws/*; do sed -i s/a/b/ "$f"; done`, false, []string{`"~/.kube/config"`, `"~/.aws/*"`}},
+		{`for f in ~/.kube/*; do > "${f}.bak"; done`, false, []string{`"~/.kube/*.bak"`, `"${f}.bak"`}},
+		{`f=$HOME/.kube/config; sed -i s/a/b/ $f`, false, []string{`$HOME/.kube/config`}},
+		{`for f in ~/.kube/*; do f=x; sed -i s/a/b/ "$f"; done`, false, nil},
+		{`for f in ~/.kube/*; do sed -i s/a/b/ "$file"; done`, false, nil},
+		// find's {} stands for what it finds: under its starting points, the names it tests.
+		{`find ~/.kube -name config -exec rm {} +`, false, []string{`~/.kube/config`, `~/.kube/*/config`, `~/.kube/*/*/config`, `~/.kube/*/*/*/config`}},
+		// What xargs appends, when the line shows its input.
+		{`echo a .ctxguard.yaml | xargs rm -f`, false, []string{`a`, `.ctxguard.yaml`}},
+		{"printf 'x y\\n.claude/settings.json\\n' | xargs -I{} cp /dev/null {}", false, []string{`x y`, `.claude/settings.json`}},
+		{`echo "a b" | xargs rm`, false, []string{`a`, `b`}},
+		{`echo "'a b'" | xargs rm`, false, nil},
+		{`find a b/ -name x -delete`, false, []string{`a/x`, `a/*/x`, `a/*/*/x`, `a/*/*/*/x`, `b/x`, `b/*/x`, `b/*/*/x`, `b/*/*/*/x`}},
+		{`find -type f -execdir sed -i s/a/b/ x{}`, false, []string{`x./*`, `x./*/*`, `x./*/*/*`, `x./*/*/*/*`}},
+		{`foreach ($F in Get-ChildItem ~/.kube) { Set-Content $f x }`, true, []string{`~/.kube/*`, `~/.kube`}},
+		{`foreach ($f in 'a.txt', "b.txt") { Set-Content $f x }`, true, []string{`a.txt`, `b.txt`}},
+		{`Get-ChildItem ~/.kube | ForEach-Object { Set-Content $_.FullName x }`, true, []string{`~/.kube/*`, `~/.kube`}},
+		{`'a.txt' | %{ Remove-Item $PSItem }`, true, []string{`a.txt`}},
+	} {
+		parse := Parse
+		if tt.ps {
+			parse = ParsePowerShell
+		}
+		calls, err := parse(tt.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first call that has any (a ForEach-Object after its block's calls has its own).
+		var got []string
+		for _, c := range calls {
+			for _, m := range append(c.May, c.Writes...) {
+				got = append(got, m.Value)
+			}
+			if got != nil {
+				break
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: May (-want +got):\n%s", tt.line, diff)
+		}
+	}
 }

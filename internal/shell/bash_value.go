@@ -34,10 +34,15 @@ type values struct {
 	// paramsKnown and arg0Known are set when the line shows the positional parameters: set --,
 	// a function call, or the arguments after `sh -c STRING`.
 	paramsKnown, arg0Known bool
+	// texts are what variables whose value is unknown may hold, as the line writes it: a for
+	// loop's items (`~/.kube/*`), an assignment's value (`$HOME/.kube/config`). A path argument
+	// or a redirection's target that reads one is reported with that text in its place as well
+	// (rules.Call.May), so that a write to a state file by way of a loop variable is seen.
+	texts map[string][]string
 }
 
 func (v values) clone() values {
-	v.vars = maps.Clone(v.vars)
+	v.vars, v.texts = maps.Clone(v.vars), maps.Clone(v.texts)
 	return v
 }
 
@@ -47,6 +52,96 @@ func (sc *scope) setValue(name string, vr expand.Variable) {
 		sc.vals.vars = map[string]expand.Variable{}
 	}
 	sc.vals.vars[name] = vr
+	delete(sc.vals.texts, name)
+}
+
+// setText forgets a variable's value and keeps the texts it may hold.
+func (sc *scope) setText(name string, texts ...string) {
+	sc.forget(name)
+	sc.own()
+	if sc.vals.texts == nil {
+		sc.vals.texts = map[string][]string{}
+	}
+	sc.vals.texts[name] = texts
+}
+
+// maxHeld bounds the words mayHold makes of one word.
+const maxHeld = 16
+
+// mayHold lists the words that are not literal with each variable whose text the line shows
+// ($f, ${f}) replaced by that text, for rules.Call.May.
+func (sc *scope) mayHold(words ...[]rules.Word) []rules.Word {
+	return held(sc.vals.texts, false, words...)
+}
+
+// held is mayHold over the texts of variables by name; fold matches names in any case, as
+// PowerShell does.
+func held(texts map[string][]string, fold bool, words ...[]rules.Word) []rules.Word {
+	if len(texts) == 0 {
+		return nil
+	}
+	var out []rules.Word
+	for _, ws := range words {
+		for _, wd := range ws {
+			if wd.Literal || !strings.Contains(wd.Value, "$") {
+				continue
+			}
+			vs := []string{wd.Value}
+			// Longer names first: $_.FullName before $_.
+			names := slices.Sorted(maps.Keys(texts))
+			slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) })
+			for _, name := range names {
+				var next []string
+				for _, v := range vs {
+					for _, t := range texts[name] {
+						if r, ok := replaceVar(v, name, t, fold); ok && len(next) < maxHeld {
+							next = append(next, r)
+						}
+					}
+				}
+				if len(next) > 0 {
+					vs = next
+				}
+			}
+			for _, v := range vs {
+				if v != wd.Value {
+					out = append(out, rules.Word{Value: v, Pos: wd.Pos, End: wd.End})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// replaceVar replaces $name and ${name} in v by t (the name in any case with fold); ok is false
+// when v reads neither.
+func replaceVar(v, name, t string, fold bool) (string, bool) {
+	r := v
+	for _, ref := range []string{"${" + name + "}", "$" + name} {
+		for i := 0; ; {
+			at := r[i:]
+			if fold {
+				at = strings.ToLower(at)
+			}
+			j := strings.Index(at, ref)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(ref)
+			if ref[1] != '{' && end < len(r) && isNameByte(r[end]) {
+				i = end
+				continue
+			}
+			r = r[:j] + t + r[end:]
+			i = j + len(t)
+		}
+	}
+	return r, r != v
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func (sc *scope) forget(name string) {
@@ -107,29 +202,37 @@ func (w *walker) runs(body func(), settle func() bool, top func()) {
 // reads.
 type iteration struct {
 	dir   dirState
+	env   []envEntry
 	vals  values
 	funcs map[string]funcDef
 	names map[string]string
 }
 
-// iteration copies what it keeps: a scope that owns its maps changes them in place.
+// iteration copies what it keeps: a scope that owns its maps changes them in place. The
+// environment is never changed in place (setEnv and unset make a new slice), so its header is
+// a snapshot.
 func (sc *scope) iteration() iteration {
 	v := sc.vals
 	v.vars, v.params = maps.Clone(v.vars), slices.Clone(v.params)
-	return iteration{sc.dirState(), v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
+	return iteration{sc.dirState(), sc.env, v, maps.Clone(sc.funcs), maps.Clone(sc.names)}
 }
 
 func (a iteration) same(b iteration) bool {
-	return a.dir == b.dir && a.vals.paramsKnown == b.vals.paramsKnown && slices.Equal(a.vals.params, b.vals.params) &&
+	return a.dir == b.dir && slices.Equal(a.env, b.env) && a.vals.paramsKnown == b.vals.paramsKnown && slices.Equal(a.vals.params, b.vals.params) &&
 		maps.EqualFunc(a.vals.vars, b.vals.vars, sameVariable) &&
 		maps.EqualFunc(a.funcs, b.funcs, func(x, y funcDef) bool { return x.body == y.body }) && maps.Equal(a.names, b.names)
 }
 
-// forgetChanges makes unknown what differs from st: variables, the positional parameters and
-// the directory. It is called after a body that may or may not have run.
+// forgetChanges makes unknown what differs from st: variables (exported ones too), the
+// positional parameters and the directory. It is called after a body that may or may not have
+// run.
 func (sc *scope) forgetChanges(st iteration) {
 	if sc.dirState() != st.dir {
 		sc.dirUnknown = true
+	}
+	if env := unsure(st.env, sc.env, "$"); !slices.Equal(env, sc.env) {
+		sc.own()
+		sc.env = env
 	}
 	for name, vr := range sc.vals.vars {
 		if old, ok := st.vals.vars[name]; !ok || !sameVariable(old, vr) {
@@ -353,6 +456,10 @@ func (w *walker) assignValue(f frame, sc *scope, a *syntax.Assign, flags string)
 	name := a.Name.Value
 	vr, ok := w.assigned(f, sc, a, flags)
 	if !ok {
+		if a.Value != nil && !a.Append && a.Index == nil {
+			sc.setText(name, f.word(a.Value, true).Value)
+			return
+		}
 		sc.forget(name)
 		return
 	}

@@ -50,10 +50,14 @@
 // `cd`/`pushd`/`popd` update Dir, `export`/`declare -x`/`unset`/`set -a` update Env, within the
 // shell scope they run in: subshells, pipeline elements, background jobs, command substitutions,
 // function bodies and child shells get a copy that does not leak back; eval and `builtin cd` act
-// on the current shell. A directory or a variable that an if/case/loop body changes is unknown
-// afterwards, since the body may not run, and so it is in a later branch, which runs instead; a
-// loop's body is walked again for each state a later iteration can start in (bash_value.go). sudo, doas and `env -i` start the wrapped call from an
-// empty environment, like their defaults do (sudo -E keeps it).
+// on the current shell. A directory or a variable (exported or not) that an if/case/loop body or
+// the right side of && or || changes is unknown afterwards, since the body may not run, and so
+// it is in a later branch, which runs instead; a loop's body is walked again for each state a
+// later iteration can start in (bash_value.go). A variable that is unknown but whose possible
+// text the line shows (a for loop's items, an assignment from $HOME) is reported beside the words
+// that read it (rules.Call.May), as are the paths find may find for its -delete and {}. sudo,
+// doas and `env -i` start the wrapped call from an empty environment, like their defaults do
+// (sudo -E keeps it).
 //
 // # Limits
 //
@@ -70,6 +74,6 @@
 // code). Not modelled: the content of script files that existed before the line (`bash
 // deploy.sh`, `source x`, `pwsh -File deploy.ps1`), aliases from startup files, CDPATH, cmd.exe's
 // own syntax (a `cmd /c` string that bash would read differently is unreadable), names computed
-// at run time inside an interpreter, and in PowerShell the files a line writes (its constant
-// propagation and functions: powershell_value.go).
+// at run time inside an interpreter. PowerShell has the same constant propagation and functions
+// (powershell_value.go) and file tracking (powershell_file.go).
 package shell

@@ -96,6 +96,10 @@ type psParser struct {
 	shadowed *psShadow
 	// compound is set after a compound statement, which no `&` can put in the background.
 	compound bool
+	// piped is set while the reader starts a pipeline element after the first.
+	piped bool
+	// texts are what foreach variables may hold, as the line writes it (values.texts in bash).
+	texts map[string][]string
 }
 
 func (p *psParser) run() (err error) {
@@ -132,6 +136,7 @@ func (p *psParser) rest() string { return p.src[p.i:] }
 // call operator, if any. It returns what the command writes to the pipeline when that is
 // literal: Write-Output's literal arguments, one a line.
 func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
+	piped := p.piped
 	words := []rules.Word{p.word()}
 	var writes []rules.Word
 	for {
@@ -168,24 +173,43 @@ func (p *psParser) command(op string, pipeIn *rules.Word) *rules.Word {
 	// listed; the command follows them.
 	ch := chain{env: p.env, dir: p.dir, dirUnknown: p.dirUnk, via: via, start: -1, shellLevel: true, stdin: true}
 	first := len(p.w.calls)
-	p.w.resolve(&command{reader: &psCommand{p: p, words: words, pipeIn: pipeIn}, words: words, s: p.s}, 0, len(words), ch)
+	p.w.resolve(&command{reader: &psCommand{p: p, words: words, pipeIn: pipeIn, piped: piped}, words: words, s: p.s}, 0, len(words), ch)
 	p.w.calls[first].Writes = writes
+	if may := held(p.texts, true, words[1:], writes); len(may) > 0 {
+		for i := first; i < len(p.w.calls); i++ {
+			if p.w.calls[i].Src == p.s.src {
+				p.w.calls[i].May = may
+			}
+		}
+	}
+	p.runFile(words[0], ch, first)
 	if f, ok := p.funcs[name]; ok && op != "." {
 		p.invoke(f.body, f.params, words[1:])
 	} else if p.vals.defined[name] {
 		p.vals.forgetAll() // defined in another text of the line: not walked here
 	}
-	if (name == "echo" || name == "write-output") && len(words) > 1 && len(writes) == 0 {
-		out := make([]string, 0, len(words)-1)
-		for _, a := range words[1:] {
-			if !a.Literal || psFlag(a) {
-				return nil
-			}
-			out = append(out, a.Value)
-		}
-		return &rules.Word{Value: strings.Join(out, "\n"), Literal: true}
+	out := psOutput(name, words)
+	p.trackFile(name, words, writes, out, pipeIn, piped)
+	if len(writes) > 0 {
+		return nil
 	}
-	return nil
+	return out
+}
+
+// psOutput is what Write-Output writes when its arguments are literal, one a line; nil for any
+// other command.
+func psOutput(name string, words []rules.Word) *rules.Word {
+	if name != "echo" && name != "write-output" || len(words) < 2 {
+		return nil
+	}
+	out := make([]string, 0, len(words)-1)
+	for _, a := range words[1:] {
+		if !a.Literal || psFlag(a) {
+			return nil
+		}
+		out = append(out, a.Value)
+	}
+	return &rules.Word{Value: strings.Join(out, "\n"), Literal: true}
 }
 
 // psCommand is the PowerShell reader's side of a command, for the wrapper resolver.
@@ -193,10 +217,17 @@ type psCommand struct {
 	p      *psParser
 	words  []rules.Word
 	pipeIn *rules.Word // the literal piped into the command, if any
+	piped  bool        // whether anything is piped into it
 }
 
-func (c *psCommand) dialect() dialect         { return psDialect }
-func (c *psCommand) name(w rules.Word) string { return psCommandName(w) }
+func (c *psCommand) dialect() dialect { return psDialect }
+
+func (c *psCommand) name(w rules.Word) string {
+	if p, ok := c.p.program(w); ok {
+		return p
+	}
+	return psCommandName(w)
+}
 
 // script joins literal words; a script block is read where it stands, and any other value is
 // not known.
@@ -212,6 +243,9 @@ func (c *psCommand) script(ps ...piece) (*source, bool) {
 		}
 		wd := c.words[pc.word]
 		if !wd.Literal {
+			if d, ok := decoded(wd.Value); ok && len(ps) == 1 {
+				return c.p.s.child(d), true
+			}
 			return nil, len(ps) == 1 && strings.HasPrefix(wd.Value, "{")
 		}
 		b.WriteString(wd.Value)
@@ -219,14 +253,29 @@ func (c *psCommand) script(ps ...piece) (*source, bool) {
 	return c.p.s.child(b.String()), true
 }
 
+// stdin is the literal piped into the command; "?" when something is piped whose text the line
+// does not show.
 func (c *psCommand) stdin() (*source, string) {
-	if c.pipeIn == nil {
-		return nil, ""
+	switch {
+	case c.pipeIn != nil:
+		return c.p.s.child(c.pipeIn.Value), "|"
+	case c.piped:
+		return nil, "?"
 	}
-	return c.p.s.child(c.pipeIn.Value), "|"
+	return nil, ""
 }
 
-func (c *psCommand) file(int) (*source, bool) { return nil, true }
+// file is a script file the line wrote (`pwsh -File s.ps1`, `bash s.sh`).
+func (c *psCommand) file(j int) (*source, bool) {
+	fs, ok := c.p.file(c.words[j])
+	switch {
+	case !ok || fs.program != "" || fs.link != "":
+		return nil, true
+	case !fs.known:
+		return nil, false
+	}
+	return c.p.s.child(fs.content), true
+}
 
 func (c *psCommand) state(k stateKind, args []rules.Word) {
 	switch k {

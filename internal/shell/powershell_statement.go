@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/ctxguard/ctxguard/rules"
@@ -53,12 +54,26 @@ func (p *psParser) statements(closer byte) {
 	}
 }
 
-// pipeline reads `a | b | c`; a literal string piped into Invoke-Expression is run.
+// pipeline reads `a | b | c`; a literal string piped into Invoke-Expression is run. In the
+// script block of a ForEach-Object or Where-Object after the first element, $_ stands for what
+// the element before writes (psItems of its text), for the checks of what a written path may
+// name.
 func (p *psParser) pipeline() {
 	var prevLit *rules.Word
-	for {
+	prev := ""
+	for piped := false; ; piped = true {
 		p.space(false)
+		p.piped = piped
+		var saved map[string][]string
+		if piped && psEach(p.rest()) {
+			saved = p.pipedItems(prev)
+		}
+		start := p.i
 		lit := p.element(prevLit)
+		if saved != nil {
+			p.texts = saved
+		}
+		prev = p.src[start:p.trimEnd(p.i)]
 		p.space(false)
 		if p.peek(0) != '|' || p.peek(1) == '|' {
 			return
@@ -67,6 +82,39 @@ func (p *psParser) pipeline() {
 		p.space(true)
 		prevLit = lit
 	}
+}
+
+// psEach reports whether an element starts with a command that runs a script block for each
+// item piped into it.
+func psEach(s string) bool {
+	if i := strings.IndexAny(s, " \t{"); i >= 0 {
+		s = s[:i]
+	}
+	switch strings.ToLower(s) {
+	case "foreach-object", "%", "foreach", "where-object", "?", "where":
+		return true
+	}
+	return false
+}
+
+// pipedItems sets what $_ (and $PSItem, and their .FullName) may hold while an element reads
+// what the element before it, whose text is prev, writes. It returns the texts to restore
+// afterwards.
+func (p *psParser) pipedItems(prev string) map[string][]string {
+	saved := p.texts
+	p.texts = maps.Clone(p.texts)
+	if p.texts == nil {
+		p.texts = map[string][]string{}
+	}
+	for _, v := range []string{"_", "psitem"} {
+		for _, name := range []string{v, v + ".fullname", v + ".pspath"} {
+			p.texts[name] = psItems(prev)
+		}
+	}
+	if saved == nil {
+		saved = map[string][]string{}
+	}
+	return saved
 }
 
 // psKeyword reports whether a lowercased bare word starts a compound statement. A switch, not a
@@ -201,9 +249,11 @@ func (p *psParser) statement(kw string) {
 			p.enter()
 			p.i++
 			p.space(true)
+			loopVar := ""
 			if p.peek(0) == '$' {
 				if name, _, ok := p.varAt(p.i); ok {
 					p.forgetVal(name) // the loop variable
+					loopVar = name
 				}
 				p.word()
 				p.space(true)
@@ -211,7 +261,14 @@ func (p *psParser) statement(kw string) {
 			if len(p.rest()) >= 2 && strings.EqualFold(p.rest()[:2], "in") {
 				p.i += 2
 			}
+			coll := p.i
 			p.statements(')')
+			if loopVar != "" {
+				if p.texts == nil {
+					p.texts = map[string][]string{}
+				}
+				p.texts[strings.ToLower(loopVar)] = psItems(p.src[coll:p.i])
+			}
 			p.i++
 			p.nest--
 			kw = "foreach-body"
@@ -332,14 +389,16 @@ func (p *psParser) walkBlock(b *psBinding) {
 	p.nest--
 }
 
-// settleDir runs a body that may or may not run: if it moved the location, which is the
-// process's, the location afterwards is not known.
+// settleDir runs a body that may or may not run: if it moved the location or changed the
+// environment, which are the process's, the location afterwards is not known, nor the
+// variables it set or removed (unsure).
 func (p *psParser) settleDir(body func()) {
-	dir, unk := p.dir, p.dirUnk
+	dir, unk, env := p.dir, p.dirUnk, p.env
 	body()
 	if p.dir != dir || p.dirUnk != unk {
 		p.dir, p.dirUnk = dir, true
 	}
+	p.env = unsure(env, p.env, "$env:")
 }
 
 // group reads `( … )`, `$( … )` or `@( … )` from its opening bracket.
@@ -391,11 +450,21 @@ func (p *psParser) expressionStatement(pipeIn *rules.Word) *rules.Word {
 		}
 	}
 	w := p.word()
-	p.expressionTail(start)
-	if p.i > start && w.Literal && w.Pos == start && w.End == p.trimEnd(p.i) {
-		return &w
+	end, writes := p.expressionTail(start)
+	var out *rules.Word
+	switch {
+	case p.i > start && w.Literal && w.Pos == start && w.End == end:
+		out = &w
+	default:
+		if d, ok := decoded(p.src[start:end]); ok {
+			out = &rules.Word{Value: d, Literal: true}
+		}
 	}
-	return nil
+	p.trackFile("", nil, writes, out, pipeIn, p.piped)
+	if len(writes) > 0 {
+		return nil
+	}
+	return out
 }
 
 // trimEnd is i before trailing blanks.
@@ -417,24 +486,28 @@ func assignOp(s string) string {
 
 // expressionTail reads the rest of an expression that starts at at: operands and operators, for
 // the calls in their groups and subexpressions, and redirections, whose files are reported
-// as written (`'x' > f`).
-func (p *psParser) expressionTail(at int) {
-	var writes []rules.Word
+// as written (`'x' > f`). It returns where the expression's text ends (before its
+// redirections and trailing blanks) and the files written.
+func (p *psParser) expressionTail(at int) (end int, writes []rules.Word) {
+	end = p.trimEnd(p.i)
 	for {
 		p.space(false)
 		if p.atEnd() || strings.HasPrefix(p.rest(), "&&") {
 			p.writesOnly(at, writes)
-			return
+			return end, writes
 		}
 		switch c := p.peek(0); {
 		case c == '(':
 			p.group()
+			end = p.i
 		case c == '{':
 			p.block()
+			end = p.i
 		case c == '>' || c == '<' || c >= '0' && c <= '9' && p.peek(1) == '>' || c == '*' && p.peek(1) == '>':
 			p.redirect(&writes)
 		default:
 			p.word()
+			end = p.i
 		}
 	}
 }
@@ -444,11 +517,12 @@ func (p *psParser) expressionTail(at int) {
 func (p *psParser) assignment(name, op string) {
 	p.space(false)
 	env, isEnv := strings.CutPrefix(strings.ToLower(name), "env:")
+	key := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"))
+	delete(p.texts, key)
+	_, bare, scoped := strings.Cut(key, ":") // $global:a is $a where the line runs
 	if isEnv {
 		env = name[len("env:"):]
 	} else {
-		key := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"))
-		_, bare, scoped := strings.Cut(key, ":") // $global:a is $a where the line runs
 		if op == "=" && !scoped {
 			if v, ok := p.literalValue(); ok {
 				p.setVal(key, v)
@@ -473,8 +547,11 @@ func (p *psParser) assignment(name, op string) {
 		return
 	}
 	w := p.word()
-	p.expressionTail(start)
+	end, _ := p.expressionTail(start)
 	if !isEnv {
+		if d, ok := decoded(p.src[start:end]); ok && op == "=" && !scoped {
+			p.setVal(key, psVal{items: []string{d}})
+		}
 		return
 	}
 	if op != "=" || p.trimEnd(p.i) != w.End {

@@ -125,6 +125,8 @@ func TestParsePowerShell(t *testing.T) {
 		// Environment: $env:NAME sets it for every later call.
 		{"$env:TF_WORKSPACE='staging'; terraform plan", []string{`terraform plan env[TF_WORKSPACE:=staging]`}},
 		{"$env:TF_WORKSPACE = \"a b\"\nterraform plan", []string{`terraform plan env[TF_WORKSPACE:="a b"]`}},
+		// A block that may not run leaves what it sets unknown.
+		{"if ($c) { $env:TF_WORKSPACE = 'dev' }; terraform plan", []string{`terraform plan env[TF_WORKSPACE:=?"$env:TF_WORKSPACE"]`}},
 		{"$env:KUBECONFIG = $p; kubectl get pods", []string{`kubectl get pods env[KUBECONFIG:=?"$p"]`}},
 		{"$env:X='1'; $env:X=$null; az login", []string{"az login"}},
 		// Directory changes.
@@ -141,7 +143,26 @@ func TestParsePowerShell(t *testing.T) {
 		{"Invoke-Expression -Command \"kubectl get pods\"", []string{`invoke-expression -Command "kubectl get pods"`, "kubectl get pods via=iex nested"}},
 		{"'az group delete' | iex", []string{"iex", "az group delete via=iex nested"}},
 		{"Write-Output 'az group list' 'kubectl get pods' | bash", []string{`write-output "az group list" "kubectl get pods"`, "bash", "az group list via=| bash nested", "kubectl get pods via=| bash nested"}},
-		{"echo 'az group list' $x | bash", []string{`echo "az group list" ?"$x"`, "bash"}},
+		// What is piped in without being shown is asked about, as bash's `… | base64 -d | bash`.
+		{"echo 'az group list' $x | bash", []string{`echo "az group list" ?"$x"`, "bash", `?"bash" ?"bash" via=| bash`}},
+		{"Get-Content s.txt | iex", []string{"get-content s.txt", "iex", `?"iex" ?"iex" via=iex`}},
+		// Text decoded from a literal is read.
+		{"[Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('YXogZ3JvdXAgbGlzdA==')) | Invoke-Expression",
+			[]string{"invoke-expression", "az group list via=iex nested"}},
+		{"iex ([System.Text.Encoding]::Unicode.GetString([System.Convert]::FromBase64String('YQB6ACAAeAA=')))",
+			[]string{`iex ?"([System.Text.Encoding]::Unicode.GetString([System.Convert]::FromBase64String('YQB6ACAAeAA=')))"`, "az x via=iex nested"}},
+		{"$c = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('YXogZ3JvdXAgbGlzdA==')); iex $c",
+			[]string{`iex "az group list"`, "az group list via=iex nested"}},
+		// Files the line writes, then runs.
+		{"Set-Content s.ps1 'az group list'; ./s.ps1", []string{"set-content s.ps1 \"az group list\"", "s", "az group list via=./s.ps1 nested"}},
+		{"'kubectl delete ns x' | Out-File -FilePath .\\S.ps1; . ./s.ps1", []string{"out-file -FilePath \".\\\\S.ps1\"", "s via=.", "kubectl delete ns x via=.>./s.ps1 nested"}},
+		{"Set-Content -Value 'az x' -Path s.ps1; Add-Content s.ps1 'kubectl get pods'; & ./s.ps1", []string{"set-content -Value \"az x\" -Path s.ps1", "add-content s.ps1 \"kubectl get pods\"", "s via=&", "az x via=&>./s.ps1 nested", "kubectl get pods via=&>./s.ps1 nested"}},
+		{"echo 'az x' > s.ps1; pwsh -File s.ps1", []string{"echo \"az x\" writes=s.ps1", "pwsh -File s.ps1", "az x via=pwsh s.ps1 nested"}},
+		{"Set-Content s.ps1 $c; ./s.ps1", []string{`set-content s.ps1 ?"$c"`, "s", `?"./s.ps1" ?"./s.ps1" via=./s.ps1`}},
+		{"Set-Content s.ps1 'az x'; Remove-Item s.ps1; ./s.ps1", []string{"set-content s.ps1 \"az x\"", "remove-item s.ps1", "s"}},
+		{"Copy-Item (Get-Command kubectl).Source ./k; ./k delete ns x", []string{"get-command kubectl", `copy-item ?"(Get-Command kubectl).Source" ./k`, "kubectl delete ns x"}},
+		{"New-Item -ItemType SymbolicLink -Path k -Target $(gcm az).Path; ./k group list", []string{"gcm az", `new-item -ItemType SymbolicLink -Path k -Target ?"$(gcm az).Path"`, "az group list"}},
+		{"Set-Content a.ps1 'az x'; Copy-Item a.ps1 b.ps1; ./b.ps1", []string{"set-content a.ps1 \"az x\"", "copy-item a.ps1 b.ps1", "b", "az x via=./b.ps1 nested"}},
 		{"parallel kubectl delete pod ::: a b", []string{"parallel kubectl delete pod ::: a b", "kubectl delete pod via=parallel +args"}},
 		{"iex \"az $args\"", []string{`iex ?"\"az $args\""`, `?"iex \"az $args\"" ?"iex \"az $args\"" via=iex`}},
 		{"pwsh -c 'az login'", []string{`pwsh -c "az login"`, "az login via=pwsh -Command nested"}},

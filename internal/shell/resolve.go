@@ -231,9 +231,9 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 	}
 	same := k.sameShell && st.ch.shellLevel
 	var (
-		noCmd, keepEnv, noSh, fromFile bool
-		repl                           string
-		script, split                  *piece
+		noCmd, keepEnv, noSh, fromFile, delimited bool
+		repl                                      string
+		script, split                             *piece
 	)
 	j := scanOpts(cmd.words, st.a, end, k.opts, k.permute, func(opt string, val *rules.Word, at int) {
 		switch {
@@ -247,6 +247,8 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 			noSh = true
 		case slices.Contains(k.argFile, opt):
 			fromFile = true
+		case slices.Contains(k.delimit, opt):
+			delimited = true
 		case slices.Contains(k.replace, opt):
 			repl = "{}"
 			if val != nil {
@@ -363,7 +365,44 @@ func (w *walker) wrapped(st *site, k *wrapper) {
 	}
 	if j < end {
 		next.via = appendVia(st.ch.via, label)
+		first := len(w.calls)
 		w.resolve(cmd, j, end, *next)
+		if k.appends && st.ch.stdin && !fromFile && !delimited {
+			w.fed(st, first, repl)
+		}
+	}
+}
+
+// fed gives the calls from first on what xargs appends to them when the line shows its input
+// (`echo .ctxguard.yaml | xargs rm`), in rules.Call.May: the input's words at the place of the
+// call's command word; with a replace string (-I{}), each input line in its place. Input with
+// quotes or backslashes, which xargs reads its own way, is not given.
+func (w *walker) fed(st *site, first int, repl string) {
+	s, _ := st.cmd.stdin()
+	if s == nil || len(s.phs) > 0 || strings.ContainsAny(s.text, `"'\\`) {
+		return
+	}
+	for i := first; i < len(w.calls); i++ {
+		c := &w.calls[i]
+		if c.Src != st.cmd.s.src || !c.ArgsAppended {
+			continue
+		}
+		if repl == "" {
+			for _, f := range strings.Fields(s.text) {
+				c.May = append(c.May, rules.Word{Value: f, Literal: true, Pos: c.NameWord.Pos, End: c.NameWord.End})
+			}
+			continue
+		}
+		for _, a := range c.Args {
+			if !a.Literal || !strings.Contains(a.Value, repl) {
+				continue
+			}
+			for _, l := range strings.Split(s.text, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					c.May = append(c.May, rules.Word{Value: strings.ReplaceAll(a.Value, repl, l), Pos: a.Pos, End: a.End})
+				}
+			}
+		}
 	}
 }
 
@@ -519,8 +558,11 @@ func (w *walker) first(st *site, k *wrapper) {
 		w.readPieces(st, k.lang, k.scriptLabel, true, wordPiece(m))
 		return
 	}
-	if s, _ := st.cmd.stdin(); s != nil {
+	switch s, how := st.cmd.stdin(); {
+	case s != nil:
 		st.cmd.read(k.lang, s, k.scriptLabel, st.next, true)
+	case how == "?":
+		w.opaque(st, k.scriptLabel)
 	}
 }
 
@@ -535,6 +577,15 @@ func psParamPrefix(v, name string) bool {
 func (w *walker) execRuns(st *site, k *wrapper, label string) {
 	next := st.next
 	next.appended, next.stdin = true, false
+	var found []rules.Word
+	if ws := st.cmd.words[st.a:st.end]; slices.ContainsFunc(ws, func(wd rules.Word) bool {
+		return wd.Literal && (slices.Contains(k.deleteOpts, wd.Value) || slices.Contains(k.execOpts, wd.Value))
+	}) {
+		found = finds(st, k)
+		if slices.ContainsFunc(ws, func(wd rules.Word) bool { return wd.Literal && slices.Contains(k.deleteOpts, wd.Value) }) {
+			w.calls[st.call].Writes = append(w.calls[st.call].Writes, found...)
+		}
+	}
 	for m := st.a; m < st.end; m++ {
 		v := st.lit(m)
 		if !slices.Contains(k.execOpts, v) {
@@ -548,9 +599,71 @@ func (w *walker) execRuns(st *site, k *wrapper, label string) {
 		}
 		if s < e {
 			next.via = appendVia(st.ch.via, label+" "+v)
+			first := len(w.calls)
 			w.resolve(st.cmd, s, e, next)
+			for i := first; i < len(w.calls); i++ {
+				stands(&w.calls[i], found)
+			}
 		}
 		m = e
+	}
+}
+
+// maxFoundDepth is how deep below its start a found file is spelled out, for the checks of
+// what it may be: the state files of the CLIs lie at most that deep in the home folder.
+const maxFoundDepth = 4
+
+// finds is what a find-like command may find, as words that are not literal (patterns under its
+// starting points, at each depth), at the place of the wrapper's name: for the checks of the
+// files it deletes, or that the commands it runs with {} write.
+func finds(st *site, k *wrapper) []rules.Word {
+	ws := st.cmd.words[st.a:st.end]
+	var starts, names []string
+	i := 0
+	for ; k.startFirst && i < len(ws); i++ {
+		if v := ws[i].Value; ws[i].Literal && (strings.HasPrefix(v, "-") || v == "(" || v == "!") {
+			break
+		}
+		starts = append(starts, strings.TrimSuffix(ws[i].Value, "/"))
+	}
+	every := false
+	for ; i < len(ws); i++ {
+		switch v := ws[i].Value; {
+		case !ws[i].Literal:
+		case slices.Contains(k.nameOpts, v) && i+1 < len(ws):
+			i++
+			names = append(names, ws[i].Value)
+		case v == "-o" || v == "-or" || v == "!" || v == "-not" || v == ",":
+			every = true // the names do not narrow what is found
+		}
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	if len(names) == 0 || every {
+		names = []string{"*"}
+	}
+	nw := st.cmd.words[st.a-1]
+	var out []rules.Word
+	for _, s := range starts {
+		for _, n := range names {
+			for d := range maxFoundDepth {
+				out = append(out, rules.Word{Value: s + strings.Repeat("/*", d) + "/" + n, Pos: nw.Pos, End: nw.End})
+			}
+		}
+	}
+	return out
+}
+
+// stands adds to Call.May what a call's {} arguments stand for: each path the finder may find.
+func stands(c *rules.Call, found []rules.Word) {
+	for _, a := range c.Args {
+		if !a.Literal || !strings.Contains(a.Value, "{}") {
+			continue
+		}
+		for _, f := range found {
+			c.May = append(c.May, rules.Word{Value: strings.ReplaceAll(a.Value, "{}", f.Value), Pos: a.Pos, End: a.End})
+		}
 	}
 }
 

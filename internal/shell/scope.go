@@ -124,6 +124,35 @@ func mergeEnv(base []envEntry, add ...envEntry) []envEntry {
 	return out
 }
 
+// unsure returns env with every variable that differs from before (set, changed or removed
+// since) replaced by one whose value is not known: a body that may or may not have run (an
+// if/case branch, a loop, the right side of && or ||) leaves such a variable set to what the
+// branch gave, or to what it was. A later call then neither trusts an allowed value that only
+// one branch gave it, nor misses another context that one branch picks: the engine asks about
+// a binding it cannot read. ref is how the dialect names a variable's value ($, $env:).
+func unsure(before, env []envEntry, ref string) []envEntry {
+	if slices.Equal(before, env) {
+		return env // most bodies change nothing of it: no allocation
+	}
+	same := func(e envEntry) bool {
+		return slices.ContainsFunc(before, func(b envEntry) bool { return b.a.Name == e.a.Name && b.a.Value == e.a.Value })
+	}
+	out := make([]envEntry, 0, len(env)+len(before))
+	for _, e := range env {
+		if !same(e) {
+			e.a.Value = rules.Word{Value: ref + e.a.Name, Pos: -1, End: -1}
+		}
+		out = append(out, e)
+	}
+	for _, b := range before {
+		if !slices.ContainsFunc(env, func(e envEntry) bool { return e.a.Name == b.a.Name }) {
+			b.a.Value = rules.Word{Value: ref + b.a.Name, Pos: -1, End: -1}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // convertEnv gives the environment as a call in text s reports it: entries from another text
 // have no position in f's Src.
 func convertEnv(s *source, es []envEntry) []rules.Assign {

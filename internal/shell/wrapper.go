@@ -35,8 +35,15 @@ type wrapper struct {
 	noStdin  bool     // the command does not read the statement's stdin (watch)
 	replace  []string // options whose value is the string replaced by each input (xargs -I); {} without one
 	argFile  []string // options that take the arguments from a file, not from stdin (xargs -a)
+	delimit  []string // options that split the input otherwise than at blanks (xargs -0, -d)
 	execOpts []string // find -exec: each run of words after one of these, up to ";", is a command
 	plusEnds bool     // … or up to "{} +"
+	// What such a command finds, which {} stands for and its deleteOpts delete (find -delete):
+	// under the operands before its first option (startFirst; else under its directory), files
+	// whose names match the values of nameOpts (find -name), else any file.
+	deleteOpts []string
+	nameOpts   []string
+	startFirst bool
 
 	// Scripts.
 	lang        dialect  // the dialect of the scripts it runs; bash when 0
@@ -149,14 +156,16 @@ var wrappers = []wrapper{
 	{names: []string{"watch"}, in: anyDialect, opts: opts{val: "nqs", long: []string{"--interval", "--equexit", "--shotsdir"}},
 		viaSh: []string{"-x", "--exec"}, noStdin: true},
 	{names: []string{"xargs"}, in: anyDialect, opts: opts{val: "adEILnPs", opt: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
-		noCmd: []string{"--help", "--version"}, appends: true, replace: []string{"-I", "-i", "--replace"}, argFile: []string{"-a", "--arg-file"}},
+		noCmd: []string{"--help", "--version"}, appends: true, replace: []string{"-I", "-i", "--replace"}, argFile: []string{"-a", "--arg-file"},
+		delimit: []string{"-0", "--null", "-d", "--delimiter"}},
 	{names: []string{"parallel"}, in: anyDialect, runs: runsParallel, appends: true, opts: opts{val: "aCdEIjPLnNSsJ", long: []string{
 		"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--block", "--colsep", "--delimiter", "--env", "--jobs",
 		"--joblog", "--max-lines", "--max-args", "--max-replace-args", "--results", "--res", "--sshlogin", "--sshloginfile", "--slf",
 		"--max-chars", "--tagstring", "--tag-string", "--tmpdir", "--timeout", "--wd", "--workdir", "--delay", "--retries",
 		"--memfree", "--load", "--nice", "--termseq", "--halt", "--limit", "--return", "--transferfile", "--tf", "--profile",
 		"--semaphorename", "--id"}}},
-	{names: []string{"find"}, in: anyDialect, runs: runsExec, execOpts: []string{"-exec", "-execdir", "-ok", "-okdir"}, plusEnds: true, appends: true},
+	{names: []string{"find"}, in: anyDialect, runs: runsExec, execOpts: []string{"-exec", "-execdir", "-ok", "-okdir"}, plusEnds: true, appends: true,
+		deleteOpts: []string{"-delete"}, nameOpts: []string{"-name", "-iname"}, startFirst: true},
 	{names: []string{"fd", "fdfind"}, label: "fd", in: anyDialect, runs: runsExec, execOpts: []string{"-x", "--exec", "-X", "--exec-batch"}, appends: true},
 	{names: []string{"trap"}, in: bashDialect, runs: runsHandler},
 	// The words after the host are joined and run by the remote user's shell.
