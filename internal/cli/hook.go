@@ -56,7 +56,6 @@ func (c *runner) budget() time.Duration {
 
 func (c *runner) hook(args []string) (code int) {
 	start := time.Now()
-	growStack(0)
 	budget := c.budget()
 	deadline := start.Add(budget)
 	// A panic is a bug in ctxguard, wherever it happens: the call is refused with a reason that
@@ -164,19 +163,6 @@ func (c *runner) hook(args []string) (code int) {
 		a.Command = o.Command
 	}
 	return c.answer(h, req, a)
-}
-
-// growStack grows this goroutine's stack at once, while it holds a few frames, to what deciding
-// a line of a few calls needs (32 KB). Go starts a goroutine with a small stack and copies it to
-// one twice as large each time it runs out, adjusting every frame on it: the decision ran out
-// deep down, once or twice a run, each copy some 20–45 K instructions and a fresh stack's
-// pages (2–4 % of a hook run of one to seven calls). A longer line grows it further as it needs.
-//
-//go:noinline
-func growStack(i int) byte {
-	var frame [24 << 10]byte
-	frame[i] = 1 // the frame is used, so that it is not compiled away
-	return frame[len(frame)-1-i]
 }
 
 // The rules of the denies the hook makes when the guard does not answer.
