@@ -59,13 +59,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Written as the harnesses' JSON.stringify writes it: & < > as they are, not as \u0026.
 	payloadIn := func(dir, line string) []byte {
-		b, _ := json.Marshal(map[string]any{
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]any{
 			"session_id": "bench", "cwd": filepath.Join(machine, dir), "permission_mode": "default",
 			"hook_event_name": "PreToolUse", "tool_name": "Bash",
 			"tool_input": map[string]any{"command": line, "description": "bench", "timeout": 120000},
 		})
-		return b
+		return b.Bytes()
 	}
 	payload := func(line string) []byte { return payloadIn("repo", line) }
 	// A guarded call of each built-in provider (the first six, then those added later).
