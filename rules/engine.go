@@ -94,8 +94,10 @@ func Evaluate(in Input) Result {
 	// A function's body is a call of its own at each call of the function: the same place in
 	// the line, bound once. A set keeps that linear in a line of a thousand bound calls.
 	edits := map[Edit]bool{}
+	var traces []trace // each call's, in one slice that every call reuses
 	for i := range in.Calls {
-		for _, t := range e.call(&in.Calls[i]) {
+		traces = e.call(&in.Calls[i], traces[:0])
+		for _, t := range traces {
 			if res.Calls == nil {
 				// A trace per call, mostly: allocated once rather than doubled up to the line's length.
 				res.Calls = make([]CallTrace, 0, len(in.Calls)-i)
@@ -188,8 +190,8 @@ func (t *trace) decide(v Verdict, rule, reason string) {
 	}
 }
 
-func (e *engine) call(c *Call) []trace {
-	var out []trace
+// call appends the traces of one call to out.
+func (e *engine) call(c *Call, out []trace) []trace {
 	if t, ok := e.protect(c); ok {
 		out = append(out, t)
 	}

@@ -207,14 +207,21 @@ type pattern struct {
 	first string
 }
 
+// parsePattern is called for every pattern of every provider a line needs (some thirty each):
+// the words are kept in the slice strings.Fields made, flags moved out of it.
 func parsePattern(s string) pattern {
 	p := pattern{text: s}
-	for _, f := range strings.Fields(s) {
+	fields := strings.Fields(s)
+	words := fields[:0]
+	for _, f := range fields {
 		if strings.HasPrefix(f, "-") {
 			p.flags = append(p.flags, f)
 		} else {
-			p.words = append(p.words, f)
+			words = append(words, f)
 		}
+	}
+	if len(words) > 0 {
+		p.words = slices.Clip(words)
 	}
 	if len(p.words) > 0 && !strings.Contains(p.words[0], "*") {
 		p.first = p.words[0]

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/ctxguard/ctxguard/internal/testenv"
@@ -178,5 +179,37 @@ func openstdin(ts *testscript.TestScript, neg bool, args []string) {
 	case code == 2 && stderr.Len() > 0:
 	default:
 		ts.Fatalf("exit %d (%v), stdout %q, stderr %q: want a deny", code, err, stdout.String(), stderr.String())
+	}
+}
+
+// TestHookStdinKeptOpen checks that a harness that sends its payload but keeps stdin open has
+// the call blocked, exit 2 with the reason, once the hook has waited two seconds for the end of
+// it: every harness lets the call through when the hook outlasts its own timeout instead.
+func TestHookStdinKeptOpen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits two seconds for a stdin that is never closed")
+	}
+	m := newMachine(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	payload, _ := json.Marshal(map[string]any{
+		"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": m.repo, "permission_mode": "default",
+		"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "echo ok"}, "tool_use_id": "t1",
+	})
+	if _, err := w.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(m.bin, "hook", "--harness", "claude")
+	cmd.Stdin = r
+	out, code, err := m.output(cmd)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 2 || !strings.Contains(out, "stdin was not closed within 2s") {
+		t.Errorf("hook with stdin kept open: exit %d, want 2 with the reason:\n%s", code, out)
 	}
 }

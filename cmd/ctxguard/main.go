@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/ctxguard/ctxguard/internal/cli"
+	_ "github.com/ctxguard/ctxguard/internal/stack" // before any other package's init: see its doc
 )
 
 func main() {

@@ -109,49 +109,52 @@ const (
 )
 
 // patterns are the shapes of secrets, most specific first. Each keeps what says what the secret
-// was (the flag, the header, the key's prefix) and blanks the rest.
-var patterns = []*pattern{
-	// GitHub tokens: classic, OAuth, user-to-server, server-to-server, refresh, fine-grained.
-	newPattern([]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, `(ghp_|gho_|ghu_|ghs_|ghr_)[A-Za-z0-9]{20,}`, "${1}"+Redacted),
-	newPattern([]string{"github_pat_"}, `(github_pat_)[A-Za-z0-9_]{20,}`, "${1}"+Redacted),
-	// Slack, npm, OpenAI and Anthropic style keys.
-	newPattern([]string{"xox"}, `(xox[abposr]-)[A-Za-z0-9-]{10,}`, "${1}"+Redacted),
-	newPattern([]string{"npm_"}, `(npm_)[A-Za-z0-9]{30,}`, "${1}"+Redacted),
-	newPattern([]string{"sk-"}, `\b(sk-(?:ant-|proj-)?)[A-Za-z0-9_-]{20,}`, "${1}"+Redacted),
-	// AWS access key ids (the secret key that goes with one is only known by its name, below).
-	newPattern([]string{"akia", "asia"}, `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, Redacted),
-	// JSON Web Tokens: three base64url parts, the first a JSON object ({" is eyJ).
-	newPattern([]string{"eyj"}, `eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`, Redacted),
-	// PEM private keys.
-	newPattern([]string{"private key-----"}, `-----BEGIN[A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z ]*PRIVATE KEY-----|$)`, Redacted),
-	// HTTP headers that carry credentials: the whole value goes, scheme included.
-	newPattern([]string{"authorization", "api-key", "auth-token", "cookie"},
-		`(?i)\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token|cookie)(\s*:\s*)[^'"\r\n]+`, "${1}${2}"+Redacted),
-	newPattern([]string{"bearer", "basic"}, `(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{8,}`, "${1}${2}"+Redacted),
-	// A password in a URL: scheme://user:password@host.
-	newPattern([]string{"://"}, `(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@'"]*):[^@\s/'"]+@`, "${1}:"+Redacted+"@"),
-	// key=value in a query string (an Azure SAS's sig=, an access_token=): up to the next &.
-	newPattern([]string{"sig=", "token=", "key=", "code=", "password=", "secret="},
-		`(?i)([?&](?:sig|token|access_token|refresh_token|id_token|api_key|apikey|key|code|password|secret|client_secret)=)[^&\s'"#]+`,
-		"${1}"+Redacted),
-	// key=value in a connection string (Password=…;), up to the next ;.
-	newPattern([]string{"pass", "pwd", "secret", "token", "key", "sharedaccess"},
-		`(?i)(^|[\s;'"(,{-])((?:password|passwd|pwd|pass|secret|client_secret|token|access_token|api_key|apikey|accountkey|sharedaccesskey|sharedaccesssignature|_authtoken)\s*=\s*)[^;\s'"]+`,
-		"${1}${2}"+Redacted),
-	// AWS's configuration keys, written as a key and a value.
-	newPattern([]string{"aws_secret_access_key", "aws_session_token"},
-		`(?i)\b(aws_secret_access_key|aws_session_token)(\s+|\s*[=:]\s*)`+value, "${1}${2}"+quoted),
-	// Environment variables named for a secret: GH_TOKEN=…, export AWS_SECRET_ACCESS_KEY=…,
-	// $env:ARM_CLIENT_SECRET = '…'.
-	newPattern([]string{"password", "passwd", "secret", "token", "key", "credential"},
-		`(?i)\b([A-Z0-9_]*(?:`+secretWords+`)[A-Z0-9_]*)(\s*=\s*)`+value,
-		"${1}${2}"+quoted),
-	// Secret flags written out, for lines the shell reader cannot read (cut short, or nested in
-	// quotes it does not follow): --password X, --password=X, -Token X.
-	lazyPattern([]string{"pass", "secret", "token", "key"},
-		func() string { return `(?i)(^|[\s'"(])(--?(?:` + anyFlagNames() + `))(\s+|=)` + value },
-		"${1}${2}${3}"+quoted),
-}
+// was (the flag, the header, the key's prefix) and blanks the rest. The list is made on first
+// use: some 25 K instructions that a hook run without the audit trail would pay at start-up.
+var patterns = sync.OnceValue(func() []*pattern {
+	return []*pattern{
+		// GitHub tokens: classic, OAuth, user-to-server, server-to-server, refresh, fine-grained.
+		newPattern([]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, `(ghp_|gho_|ghu_|ghs_|ghr_)[A-Za-z0-9]{20,}`, "${1}"+Redacted),
+		newPattern([]string{"github_pat_"}, `(github_pat_)[A-Za-z0-9_]{20,}`, "${1}"+Redacted),
+		// Slack, npm, OpenAI and Anthropic style keys.
+		newPattern([]string{"xox"}, `(xox[abposr]-)[A-Za-z0-9-]{10,}`, "${1}"+Redacted),
+		newPattern([]string{"npm_"}, `(npm_)[A-Za-z0-9]{30,}`, "${1}"+Redacted),
+		newPattern([]string{"sk-"}, `\b(sk-(?:ant-|proj-)?)[A-Za-z0-9_-]{20,}`, "${1}"+Redacted),
+		// AWS access key ids (the secret key that goes with one is only known by its name, below).
+		newPattern([]string{"akia", "asia"}, `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, Redacted),
+		// JSON Web Tokens: three base64url parts, the first a JSON object ({" is eyJ).
+		newPattern([]string{"eyj"}, `eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`, Redacted),
+		// PEM private keys.
+		newPattern([]string{"private key-----"}, `-----BEGIN[A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z ]*PRIVATE KEY-----|$)`, Redacted),
+		// HTTP headers that carry credentials: the whole value goes, scheme included.
+		newPattern([]string{"authorization", "api-key", "auth-token", "cookie"},
+			`(?i)\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token|cookie)(\s*:\s*)[^'"\r\n]+`, "${1}${2}"+Redacted),
+		newPattern([]string{"bearer", "basic"}, `(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{8,}`, "${1}${2}"+Redacted),
+		// A password in a URL: scheme://user:password@host.
+		newPattern([]string{"://"}, `(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@'"]*):[^@\s/'"]+@`, "${1}:"+Redacted+"@"),
+		// key=value in a query string (an Azure SAS's sig=, an access_token=): up to the next &.
+		newPattern([]string{"sig=", "token=", "key=", "code=", "password=", "secret="},
+			`(?i)([?&](?:sig|token|access_token|refresh_token|id_token|api_key|apikey|key|code|password|secret|client_secret)=)[^&\s'"#]+`,
+			"${1}"+Redacted),
+		// key=value in a connection string (Password=…;), up to the next ;.
+		newPattern([]string{"pass", "pwd", "secret", "token", "key", "sharedaccess"},
+			`(?i)(^|[\s;'"(,{-])((?:password|passwd|pwd|pass|secret|client_secret|token|access_token|api_key|apikey|accountkey|sharedaccesskey|sharedaccesssignature|_authtoken)\s*=\s*)[^;\s'"]+`,
+			"${1}${2}"+Redacted),
+		// AWS's configuration keys, written as a key and a value.
+		newPattern([]string{"aws_secret_access_key", "aws_session_token"},
+			`(?i)\b(aws_secret_access_key|aws_session_token)(\s+|\s*[=:]\s*)`+value, "${1}${2}"+quoted),
+		// Environment variables named for a secret: GH_TOKEN=…, export AWS_SECRET_ACCESS_KEY=…,
+		// $env:ARM_CLIENT_SECRET = '…'.
+		newPattern([]string{"password", "passwd", "secret", "token", "key", "credential"},
+			`(?i)\b([A-Z0-9_]*(?:`+secretWords+`)[A-Z0-9_]*)(\s*=\s*)`+value,
+			"${1}${2}"+quoted),
+		// Secret flags written out, for lines the shell reader cannot read (cut short, or nested in
+		// quotes it does not follow): --password X, --password=X, -Token X.
+		lazyPattern([]string{"pass", "secret", "token", "key"},
+			func() string { return `(?i)(^|[\s'"(])(--?(?:` + anyFlagNames() + `))(\s+|=)` + value },
+			"${1}${2}${3}"+quoted),
+	}
+})
 
 // Redactor blanks secrets in the texts of a logged decision.
 type Redactor struct {
@@ -194,7 +197,7 @@ func text(s string) string {
 		return s
 	}
 	lower := strings.ToLower(s)
-	for _, p := range patterns {
+	for _, p := range patterns() {
 		if !slices.ContainsFunc(p.hints, func(h string) bool { return strings.Contains(lower, h) }) {
 			continue
 		}

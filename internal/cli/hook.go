@@ -79,7 +79,7 @@ func (c *runner) hook(args []string) (code int) {
 		}
 		return c.block(entry(err))
 	}
-	data, err := readPayload(c.stdin, maxPayload)
+	data, err := c.readPayload(maxPayload)
 	if err != nil {
 		return c.block(entry(fmt.Errorf("read hook payload: %w", err)))
 	}

@@ -52,6 +52,10 @@ func (c Cache) Decode(data []byte, source string, v any) (*Positions, error) {
 	name := filepath.Join(c.Dir, c.entry(data, source))
 	if b, err := file.Read(name, maxEntry); err == nil {
 		if root, ok := readTree(b); ok {
+			if d, ok := v.(TreeDecoder); ok && d.DecodeTree(Node{root}) {
+				return &Positions{file: source, root: root}, nil
+			}
+			zero(v)
 			if err := root.Decode(v); err == nil {
 				return &Positions{file: source, root: root}, nil
 			}

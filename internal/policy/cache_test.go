@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ctxguard/ctxguard/internal/catalog"
+	"github.com/ctxguard/ctxguard/internal/codec"
 	"github.com/ctxguard/ctxguard/internal/paths"
 	"github.com/ctxguard/ctxguard/internal/testenv"
 )
@@ -24,33 +25,7 @@ import (
 // or the same error.
 func TestValidateAndHookAgree(t *testing.T) {
 	names := catalog.New().Names()
-	corpus := map[string][]byte{}
-	root := filepath.Join("..", "..")
-	for _, dir := range []string{"testdata/script", "internal/guard/testdata", "testdata/docs"} {
-		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			if strings.HasSuffix(p, ".txtar") {
-				a, err := txtar.ParseFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, f := range a.Files {
-					if isPolicyName(f.Name) {
-						corpus[p+"/"+f.Name] = f.Data
-					}
-				}
-			} else if isPolicyName(p) {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				corpus[p] = b
-			}
-			return nil
-		})
-	}
+	corpus := policyCorpus(t)
 	good, broken := 0, 0
 	for name, data := range corpus {
 		tr := newTree(t)
@@ -82,6 +57,83 @@ func TestValidateAndHookAgree(t *testing.T) {
 	if good < 30 || broken < 5 {
 		t.Errorf("corpus of %d good and %d broken policies, want more", good, broken)
 	}
+}
+
+// TestDecodeTree decodes every good policy of the corpus with yaml.v3 and by hand from its tree,
+// as a cache hit reads it: both give the same schema, and the hand reader takes most of them.
+func TestDecodeTree(t *testing.T) {
+	corpus := policyCorpus(t)
+	// Shapes the corpus may lack, each of which a hand reader could get subtly wrong.
+	for i, doc := range []string{
+		"version: 1\ncontexts:\n  az:\n    allow: []\n",
+		"contexts: {}\nsession: {}\n",
+		"contexts:\n  az:\n    allow: ['Dev', \"prod\", 'it''s', \"a\\tb\"]\n    default: \"\"\n    unbound: deny\n",
+		"version: 01\n", "version: 0x1\n", "version: \"1\"\n", "version: !!int 1\n", "version: 100000000000\n",
+		"session: {remember: True}\n", "session: {remember: no}\n", "session: {remember: false}\n",
+		"destructive: yes\nrewrite: ask\n", "destructive: 1\n", "destructive:\n", "destructive: ~\n",
+		"contexts:\n  az:\n", "contexts:\n  az:\n    allow: [dev, ~]\n", "contexts:\n  az:\n    allow: dev\n",
+		"contexts:\n  az:\n    allow: [1, true]\n", "\"version\": 1\n", "contexts:\n  az: &a {allow: [x]}\n",
+		"audit: true\nrules:\n  - id: r\n    match: az *\n    decision: deny\n    reason: no\n",
+		"tests:\n  - command: az group list\n    expect: allow\n", "audit: {path: /tmp/x.jsonl, max_size: 10}\n",
+	} {
+		corpus["case "+strconv.Itoa(i)] = []byte(doc)
+	}
+	read := 0
+	for name, data := range corpus {
+		var want fileSchema
+		pos, err := codec.Decode(data, name, &want)
+		if err != nil {
+			continue
+		}
+		tree, ok := pos.Tree()
+		if !ok {
+			continue
+		}
+		var got fileSchema
+		if !got.DecodeTree(tree) {
+			continue
+		}
+		read++
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: yaml.v3 and DecodeTree differ (-yaml.v3 +DecodeTree):\n%s", name, d)
+		}
+	}
+	if read < len(corpus)/2 {
+		t.Errorf("DecodeTree read %d of %d policies, want most", read, len(corpus))
+	}
+}
+
+// policyCorpus is every policy file of the test scripts, the test machines and the docs' tests,
+// by name.
+func policyCorpus(t *testing.T) map[string][]byte {
+	corpus := map[string][]byte{}
+	root := filepath.Join("..", "..")
+	for _, dir := range []string{"testdata/script", "internal/guard/testdata", "testdata/docs"} {
+		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if strings.HasSuffix(p, ".txtar") {
+				a, err := txtar.ParseFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range a.Files {
+					if isPolicyName(f.Name) {
+						corpus[p+"/"+f.Name] = f.Data
+					}
+				}
+			} else if isPolicyName(p) {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				corpus[p] = b
+			}
+			return nil
+		})
+	}
+	return corpus
 }
 
 func isPolicyName(p string) bool {

@@ -283,3 +283,71 @@ func (c *checker) rules(rs []*ruleSchema, layer, dir string) []rules.UserRule {
 	}
 	return out
 }
+
+// DecodeTree reads the tree of a policy file from the cache by hand (see codec.TreeDecoder): the
+// version, contexts, settings and session, which are most of a policy and cost yaml.v3's
+// reflection the most; rules, audit and tests, whose shapes are many, go through yaml.v3 each.
+// A test decodes every policy of the test corpus both ways.
+func (s *fileSchema) DecodeTree(n codec.Node) bool {
+	return n.Pairs(func(key string, v codec.Node) bool {
+		switch key {
+		case "version":
+			i, ok := v.Int()
+			s.Version = &i
+			return ok
+		case "contexts":
+			s.Contexts = map[string]*contextSchema{}
+			return v.Pairs(func(name string, v codec.Node) bool {
+				cs := &contextSchema{}
+				s.Contexts[name] = cs
+				return cs.decodeTree(v)
+			})
+		case "destructive":
+			return treeStr(v, &s.Destructive)
+		case "rewrite":
+			return treeStr(v, &s.Rewrite)
+		case "session":
+			s.Session = &sessionSchema{}
+			return v.Pairs(func(key string, v codec.Node) bool {
+				b, ok := v.Bool()
+				s.Session.Remember = &b
+				return key == "remember" && ok
+			})
+		case "rules":
+			return v.Decode(&s.Rules)
+		case "audit":
+			return v.Decode(&s.Audit)
+		case "tests":
+			return v.Decode(&s.Tests)
+		}
+		return false
+	})
+}
+
+func (cs *contextSchema) decodeTree(n codec.Node) bool {
+	return n.Pairs(func(key string, v codec.Node) bool {
+		switch key {
+		case "allow":
+			items, ok := v.Items()
+			allow := make([]*string, len(items))
+			for i, it := range items {
+				s, isStr := it.Str()
+				allow[i], ok = &s, ok && isStr
+			}
+			cs.Allow = &allow
+			return ok
+		case "default":
+			return treeStr(v, &cs.Default)
+		case "unbound":
+			return treeStr(v, &cs.Unbound)
+		}
+		return false
+	})
+}
+
+// treeStr reads a string scalar into *dst.
+func treeStr(v codec.Node, dst **string) bool {
+	s, ok := v.Str()
+	*dst = &s
+	return ok
+}

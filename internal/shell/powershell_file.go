@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxguard/ctxguard/rules"
 )
@@ -58,7 +59,9 @@ type psFileCmdlet struct {
 	positional []string
 }
 
-var psFileCmdlets = func() map[string]*psFileCmdlet {
+// psFileCmdlets is built on first use, as the other tables of this package: a hook run whose
+// line is read in bash never needs it.
+var psFileCmdlets = sync.OnceValue(func() map[string]*psFileCmdlet {
 	content := &psFileCmdlet{valued: [][]string{{"path", "pspath"}, {"literalpath", "lp"}, {"value"}, {"encoding"}, {"stream"},
 		{"filter"}, {"include"}, {"exclude"}, {"credential"}}, positional: []string{"path", "value"}}
 	set, add := *content, *content
@@ -83,7 +86,7 @@ var psFileCmdlets = func() map[string]*psFileCmdlet {
 		m[n] = item("remove")
 	}
 	return m
-}()
+})
 
 // bind reads a cmdlet's arguments: the value of each parameter by its name's canonical form,
 // and the switches given. ok is false when the arguments cannot be read plainly (a parameter
@@ -137,7 +140,7 @@ func (p *psParser) trackFile(name string, words, writes []rules.Word, out, in *r
 		}
 		p.write(t, fs, p.appends(t))
 	}
-	c, ok := psFileCmdlets[name]
+	c, ok := psFileCmdlets()[name]
 	if !ok {
 		return
 	}
@@ -241,8 +244,11 @@ func (p *psParser) appends(t rules.Word) bool {
 }
 
 // psLookup is the path of a program as PowerShell looks it up: (Get-Command az).Source, .Path or
-// .Definition, also with gcm, $( ) and quotes.
-var psLookup = regexp.MustCompile(`(?i)^\$?\(\s*(?:get-command|gcm)\s+(?:-name\s+)?['"]?([\w.-]+)['"]?\s*\)\.(?:source|path|definition)$`)
+// .Definition, also with gcm, $( ) and quotes. Compiled on first use, like the other expressions
+// here: every hook run would pay for it at start-up.
+var psLookup = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\$?\(\s*(?:get-command|gcm)\s+(?:-name\s+)?['"]?([\w.-]+)['"]?\s*\)\.(?:source|path|definition)$`)
+})
 
 // programOf is the program a copy's or a link's source names: a program the line copied, a
 // literal path, or a lookup.
@@ -256,7 +262,7 @@ func (p *psParser) programOf(src rules.Word) string {
 		}
 		return ""
 	}
-	if m := psLookup.FindStringSubmatch(strings.TrimSpace(src.Value)); m != nil {
+	if m := psLookup().FindStringSubmatch(strings.TrimSpace(src.Value)); m != nil {
 		return psCommandName(rules.Word{Value: m[1], Literal: true})
 	}
 	return ""
@@ -297,7 +303,10 @@ func (p *psParser) runFile(wd rules.Word, ch chain, call int) {
 
 // psDecode is text PowerShell decodes from a literal: [Text.Encoding]::UTF8 (or Unicode,
 // ASCII, Default) .GetString([Convert]::FromBase64String('…')), also with System. and in a group.
-var psDecode = regexp.MustCompile(`(?is)^\[(?:system\.)?text\.encoding\]::(utf8|unicode|ascii|default)\.getstring\(\s*\[(?:system\.)?convert\]::frombase64string\(\s*'([A-Za-z0-9+/=\s]*)'\s*\)\s*\)$`)
+// Compiled on first use.
+var psDecode = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^\[(?:system\.)?text\.encoding\]::(utf8|unicode|ascii|default)\.getstring\(\s*\[(?:system\.)?convert\]::frombase64string\(\s*'([A-Za-z0-9+/=\s]*)'\s*\)\s*\)$`)
+})
 
 // decoded returns the text a decoding expression gives, when it decodes a literal.
 func decoded(expr string) (string, bool) {
@@ -305,7 +314,7 @@ func decoded(expr string) (string, bool) {
 	if strings.HasPrefix(expr, "(") && strings.HasSuffix(expr, "))") {
 		expr = strings.TrimSpace(expr[1 : len(expr)-1])
 	}
-	m := psDecode.FindStringSubmatch(expr)
+	m := psDecode().FindStringSubmatch(expr)
 	if m == nil {
 		return "", false
 	}

@@ -236,30 +236,33 @@ var wrappers = []wrapper{
 	{names: []string{"set"}, in: bashDialect, runs: runsState, state: stateSet},
 }
 
-// wrapperIndex maps a dialect and a name to its row. It is built on first use rather than as a
-// map literal, which would cost every hook run its construction at package init.
-var wrapperIndex = sync.OnceValue(func() map[dialectName]*wrapper {
-	m := make(map[dialectName]*wrapper, 2*len(wrappers))
+// bashWrappers and psWrappers map a name to its row in each dialect that has a reader. Each is
+// built on first use rather than as a map literal, which would cost every hook run its
+// construction at package init, and a line read in one dialect never builds the other's.
+var (
+	bashWrappers = sync.OnceValue(func() map[string]*wrapper { return indexWrappers(bashDialect) })
+	psWrappers   = sync.OnceValue(func() map[string]*wrapper { return indexWrappers(psDialect) })
+)
+
+func indexWrappers(d dialect) map[string]*wrapper {
+	m := make(map[string]*wrapper, len(wrappers))
 	for i := range wrappers {
-		k := &wrappers[i]
-		for _, d := range []dialect{bashDialect, psDialect} {
-			if k.in&d == 0 {
-				continue
-			}
+		if k := &wrappers[i]; k.in&d != 0 {
 			for _, n := range k.names {
-				m[dialectName{d, n}] = k
+				m[n] = k
 			}
 		}
 	}
 	return m
-})
-
-type dialectName struct {
-	d    dialect
-	name string
 }
 
 // wrapperNamed returns the row for a command name read in dialect d, or nil.
 func wrapperNamed(d dialect, name string) *wrapper {
-	return wrapperIndex()[dialectName{d, name}]
+	switch d {
+	case bashDialect:
+		return bashWrappers()[name]
+	case psDialect:
+		return psWrappers()[name]
+	}
+	return nil
 }

@@ -3,10 +3,11 @@
 // so that a noisy machine disturbs all of them alike, and prints medians and their ratio to the
 // floor.
 //
-//	go run ./internal/cmd/bench [-runs N] [-against BINARY]
+//	go run ./internal/cmd/bench [-runs N] [-against BINARY] [-instructions]
 //
 // -against times another ctxguard binary (an older build) on the same cases in the same run,
-// each case's line for it following the line for this build.
+// each case's line for it following the line for this build. -instructions counts each case's
+// instructions once under valgrind's callgrind instead, which a loaded machine does not disturb.
 //
 // The machine is internal/guard's testdata: a policy for all six built-in providers and each
 // one's state, as the real CLIs write it (and the same policy with rules that use every
@@ -25,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,6 +34,7 @@ import (
 func main() {
 	runs := flag.Int("runs", 300, "runs of each command")
 	against := flag.String("against", "", "another ctxguard binary to time on the same cases")
+	instructions := flag.Bool("instructions", false, "count each case's instructions once under valgrind's callgrind instead of timing it")
 	flag.Parse()
 	log.SetFlags(0)
 	tmp, err := os.MkdirTemp("", "ctxguard-bench-")
@@ -56,13 +59,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Written as the harnesses' JSON.stringify writes it: & < > as they are, not as \u0026.
 	payloadIn := func(dir, line string) []byte {
-		b, _ := json.Marshal(map[string]any{
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]any{
 			"session_id": "bench", "cwd": filepath.Join(machine, dir), "permission_mode": "default",
 			"hook_event_name": "PreToolUse", "tool_name": "Bash",
 			"tool_input": map[string]any{"command": line, "description": "bench", "timeout": 120000},
 		})
-		return b
+		return b.Bytes()
 	}
 	payload := func(line string) []byte { return payloadIn("repo", line) }
 	// A guarded call of each built-in provider (the first six, then those added later).
@@ -79,6 +86,7 @@ func main() {
 	}
 	cases := []benchCase{
 		{"floor (reads stdin, exits)", []string{floor}, payload("az group list -o table"), nil},
+		{"ctxguard version (start-up alone)", []string{hook, "version"}, payload("az group list -o table"), nil},
 		{"hook: one az call, rewritten", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), nil},
 		{"hook: the same, audit trail on", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), []string{"CTXGUARD_MANAGED_POLICY=" + trail}},
 		{"hook: no guarded call", []string{hook, "hook", "--harness", "claude"}, payload("go test ./..."), nil},
@@ -106,6 +114,10 @@ func main() {
 		"HOME="+filepath.Join(machine, "home"), "XDG_CONFIG_HOME="+filepath.Join(machine, "home", ".config"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "CTXGUARD_MANAGED_POLICY="+filepath.Join(tmp, "none.yaml"),
 		"KUBECONFIG=", "AZURE_CONFIG_DIR=", "CLOUDSDK_CONFIG=", "GH_CONFIG_DIR=", "TF_WORKSPACE=")
+	if *instructions {
+		count(cases, env)
+		return
+	}
 	times := make([][]time.Duration, len(cases))
 	for r := 0; r < *runs+10; r++ {
 		// Each round runs the cases in a new order: a run that follows a heavy one (the
@@ -121,7 +133,7 @@ func main() {
 			if err != nil {
 				log.Fatalf("%s: %v", c.name, err)
 			}
-			if r == 0 && i > 0 && !bytes.Contains(out, []byte("hookSpecificOutput")) && !strings.HasPrefix(c.name, "hook: no guarded call") {
+			if r == 0 && strings.HasPrefix(c.name, "hook:") && !bytes.Contains(out, []byte("hookSpecificOutput")) && !strings.HasPrefix(c.name, "hook: no guarded call") {
 				log.Fatalf("%s: unexpected answer %q", c.name, out)
 			}
 			if r >= 10 { // the first runs warm the page cache
@@ -136,6 +148,47 @@ func main() {
 		fmt.Printf("| %s | %.2f ms | %.2f ms | %.2f |\n", c.name, ms(m), ms(pct(times[i], 0.9)), float64(m)/float64(base))
 	}
 	fmt.Printf("\n%d interleaved runs each, %s, %d CPUs.\n", *runs, time.Now().Format("2006-01-02"), nproc())
+}
+
+// count runs each case under callgrind and prints the instructions it executed, which depend
+// little on the machine's load: the least of three runs, since the runtime's threads still vary
+// it by about 1 %. The deadline is lifted (valgrind runs a program some fifty times slower) and
+// the runtime kept on one thread without preemption signals.
+func count(cases []benchCase, env []string) {
+	fmt.Printf("| command | instructions |\n|---|---:|\n")
+	for _, c := range cases {
+		// A first run writes the policy cache, as every run after the first finds it.
+		warm := exec.Command(c.bin[0], c.bin[1:]...)
+		warm.Env, warm.Stdin = append(env, c.env...), bytes.NewReader(c.input)
+		if err := warm.Run(); err != nil {
+			log.Fatalf("%s: %v", c.name, err)
+		}
+		least := -1
+		for range 3 {
+			cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=/dev/null"}, c.bin...)...)
+			cmd.Env = append(append(env, c.env...), "CTXGUARD_BUDGET=10s", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
+			cmd.Stdin = bytes.NewReader(c.input)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				log.Fatalf("%s: %v\n%s", c.name, err, stderr.Bytes())
+			}
+			if bytes.Contains(out, []byte("too-expensive")) {
+				log.Fatalf("%s: the deadline fired under valgrind: %s", c.name, out)
+			}
+			_, n, _ := strings.Cut(stderr.String(), "Collected : ")
+			n, _, _ = strings.Cut(n, "\n")
+			v, err := strconv.Atoi(n)
+			if err != nil {
+				log.Fatalf("%s: no count in valgrind's output:\n%s", c.name, stderr.Bytes())
+			}
+			if least < 0 || v < least {
+				least = v
+			}
+		}
+		fmt.Printf("| %s | %.2f M |\n", c.name, float64(least)/1e6)
+	}
 }
 
 type benchCase struct {
