@@ -42,19 +42,20 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	build := func(name, pkg string) string {
+	build := func(name, dir string) string {
 		out := filepath.Join(tmp, name)
 		// Static, as the README installs it: pflag links the net package, and with cgo on that
 		// makes a dynamically linked binary whose loader costs ~0.7 ms at every start.
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd := exec.Command("go", "build", "-o", out, ".")
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0")
 		if b, err := cmd.CombinedOutput(); err != nil {
-			log.Fatalf("go build %s: %v\n%s", pkg, err, b)
+			log.Fatalf("go build %s: %v\n%s", dir, err, b)
 		}
 		return out
 	}
 	hook := build("ctxguard", "./cmd/ctxguard")
 	floor := build("floor", "./internal/cmd/bench/floor")
+	libraries := build("libraries", librariesFloor(tmp))
 	machine, err := filepath.Abs(filepath.Join("internal", "guard", "testdata", "machine"))
 	if err != nil {
 		log.Fatal(err)
@@ -86,6 +87,7 @@ func main() {
 	}
 	cases := []benchCase{
 		{"floor (reads stdin, exits)", []string{floor}, payload("az group list -o table"), nil},
+		{"floor with ctxguard's libraries", []string{libraries}, payload("az group list -o table"), nil},
 		{"ctxguard version (start-up alone)", []string{hook, "version"}, payload("az group list -o table"), nil},
 		{"hook: one az call, rewritten", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), nil},
 		{"hook: the same, audit trail on", []string{hook, "hook", "--harness", "claude"}, payload("az group list -o table"), []string{"CTXGUARD_MANAGED_POLICY=" + trail}},
@@ -189,6 +191,52 @@ func count(cases []benchCase, env []string) {
 		}
 		fmt.Printf("| %s | %.2f M |\n", c.name, float64(least)/1e6)
 	}
+}
+
+// librariesFloor writes, under tmp, the floor with every third-party package that ctxguard
+// links (each initialised as in ctxguard: yaml.v3's and mvdan.cc/sh's regular expressions,
+// pflag's net package, …) and returns its folder: what no hook that uses these libraries can
+// start below. It is a module of its own, with ctxguard's go.mod requirements, so that no
+// package of the repository imports the libraries beside their one owner each.
+func librariesFloor(tmp string) string {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./cmd/ctxguard").Output()
+	if err != nil {
+		log.Fatalf("go list: %v", err)
+	}
+	own, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		log.Fatalf("go list -m: %v", err)
+	}
+	var imports strings.Builder
+	for _, p := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(p, strings.TrimSpace(string(own))) && !strings.Contains(p+"/", "/internal/") {
+			fmt.Fprintf(&imports, "\t_ %q\n", p)
+		}
+	}
+	dir := filepath.Join(tmp, "libraries-src")
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		log.Fatal(err)
+	}
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(mod), "\n")
+	files := map[string]string{
+		"go.mod":  "module libraries\n" + rest,
+		"go.sum":  string(sum),
+		"main.go": "package main\n\nimport (\n\t\"io\"\n\t\"os\"\n\n" + imports.String() + ")\n\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n",
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return dir
 }
 
 type benchCase struct {
