@@ -1,7 +1,8 @@
 // Command bench times `ctxguard hook` as a whole process against the floor (a Go binary that
 // only reads its stdin) on the same payloads, interleaving the runs (each round in a new order)
 // so that a noisy machine disturbs all of them alike, and prints medians and their ratio to the
-// floor.
+// floor. A second floor links every third-party package ctxguard links, so that what the
+// libraries' start-up costs is told apart from what ctxguard's own code does.
 //
 //	go run ./internal/cmd/bench [-runs N] [-against BINARY] [-instructions]
 //
