@@ -3000,6 +3000,14 @@ var builtinSpecs = []*spec.Spec{
 					Else:   []string{"stack"},
 				},
 			},
+			Listed: []spec.Listing{
+				{
+					File:   spec.Strings{"~/.pulumi/stacks/${project}/*.json"},
+					Format: "json",
+					ID:     "checkpoint.stack",
+					Name:   "*",
+				},
+			},
 		},
 		Bind: &spec.Bind{
 			Flags: []string{
