@@ -83,6 +83,8 @@ if [ -x "${CTXGUARD_WINE:-/usr/lib/wine/wine64}" ] && command -v x86_64-w64-ming
   show .ci/wine --json
   .ci/wine --json 2>>"$log" | "$work/tally" -log "$log" -events "$work/wine.json"
   if [ "${PIPESTATUS[0]}" = 0 ]; then checks+=("Wine=ok"); else checks+=("Wine=fail"); fi
+  # A package run again because Wine could not start a process (.ci/wine says why) is shown.
+  grep '^\.ci/wine: .*running it again$' "$log" | sed 's/^/  again /' || true
 elif $ci; then
   echo "  FAIL  wine64 or x86_64-w64-mingw32-gcc is not installed, and CI=true requires them"
   checks+=("Wine=fail")
