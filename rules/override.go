@@ -183,17 +183,23 @@ func (e *engine) externalRedefines(c *Call) []trace {
 	for _, q := range e.in.Providers {
 		for _, r := range q.RedefinedBy {
 			name, rest, _ := strings.Cut(r.Command, " ")
+			if !strings.EqualFold(name, c.Name) {
+				continue
+			}
 			cp := e.policyFor(q)
-			if !strings.EqualFold(name, c.Name) || cp == nil {
+			if cp == nil {
 				continue
 			}
 			a := argvOf(e.byName[strings.ToLower(c.Name)], c.Args)
 			path := a.path()
 			pat := e.pattern(rest)
 			n, ok := pat.match(a, path)
+			if !ok {
+				continue
+			}
 			// Its except patterns start with the other CLI's word, as its command does.
 			except := parseEach(r.Except, func(x string) string { return strings.TrimPrefix(x, name+" ") })
-			if _, reads := matchAny(except, a, path); !ok || reads {
+			if _, reads := matchAny(except, a, path); reads {
 				continue
 			}
 			t := trace{CallTrace: CallTrace{Provider: q.Name, Argv: values(c), Via: c.Via, Kind: KindRedefine}}
