@@ -5,7 +5,7 @@ package rules
 // directory it would get. The parser (internal/shell) produces calls; the engine never parses.
 type Call struct {
 	// Name is the command word normalised: quotes removed, a leading backslash dropped, directories
-	// and a Windows ".exe"/".cmd"/".bat" suffix stripped ("/usr/bin/az" and "az.cmd" are "az").
+	// and a Windows suffix of [ProgramSuffixes] stripped ("/usr/bin/az" and "az.cmd" are "az").
 	// It is "" when the command word is not literal (see NameWord).
 	Name string
 	// NameWord is the command word as written, with its position in Src.
@@ -90,3 +90,18 @@ type Edit struct {
 	At   int
 	Text string
 }
+
+// ProgramSuffixes are the Windows suffixes that a command word may end in, which a Call's Name
+// drops, in a line of the shell: Git Bash runs a Windows program by .exe, .cmd and .bat;
+// PowerShell also runs its scripts (.ps1) and PATHEXT's .com.
+func ProgramSuffixes(shell string) []string {
+	if shell == ShellPowerShell {
+		return psSuffixes
+	}
+	return bashSuffixes
+}
+
+var (
+	bashSuffixes = []string{".exe", ".cmd", ".bat"}
+	psSuffixes   = []string{".exe", ".cmd", ".bat", ".ps1", ".com"}
+)

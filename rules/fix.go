@@ -142,7 +142,7 @@ func (e *engine) standalone(c *Call, reps ...span) string {
 		}
 	}
 	words := c.Args
-	if w := c.NameWord; !strings.EqualFold(commandName(w.Value), c.Name) {
+	if w := c.NameWord; !strings.EqualFold(e.commandName(w.Value), c.Name) {
 		reps = append(reps, span{w.Pos, w.End, e.in.Quote(c.Name)})
 	} else {
 		words = append([]Word{w}, words...)
@@ -178,9 +178,9 @@ func (e *engine) standalone(c *Call, reps ...span) string {
 }
 
 // commandName is a command word as a call's Name is: its base name without a Windows suffix.
-func commandName(word string) string {
+func (e *engine) commandName(word string) string {
 	base := word[strings.LastIndexAny(word, `/\`)+1:]
-	for _, ext := range []string{".exe", ".cmd", ".bat"} {
+	for _, ext := range ProgramSuffixes(e.in.Shell) {
 		if len(base) > len(ext) && strings.EqualFold(base[len(base)-len(ext):], ext) {
 			return base[:len(base)-len(ext)]
 		}

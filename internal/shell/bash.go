@@ -778,14 +778,10 @@ func (f frame) restore(s string) string {
 
 // commandName normalises a command word: directories and a Windows suffix are stripped (a
 // Windows suffix also means a case-insensitive file system, so the name is lowercased then).
-// Git Bash runs a Windows program by the suffixes of bashSuffixes.
-func commandName(w rules.Word) string { return programName(w, bashSuffixes, false) }
-
-var (
-	bashSuffixes = []string{".exe", ".cmd", ".bat"}
-	// psSuffixes are those of PowerShell's own commands and scripts as well as PATHEXT's.
-	psSuffixes = []string{".exe", ".cmd", ".bat", ".ps1", ".com"}
-)
+// Git Bash runs a Windows program by the suffixes of rules.ProgramSuffixes.
+func commandName(w rules.Word) string {
+	return programName(w, rules.ProgramSuffixes(rules.ShellBash), false)
+}
 
 // programName is the program a literal command word names: the last path element without a
 // suffix of suffixes, lowercased when it had one or when lower is set; "" for a word that is not

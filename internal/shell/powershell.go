@@ -296,7 +296,9 @@ func (c *psCommand) read(d dialect, s *source, label string, ch chain, same bool
 
 // psCommandName normalises a PowerShell command word: a path and a suffix are dropped and the
 // name is lowercased, as PowerShell resolves commands case-insensitively.
-func psCommandName(w rules.Word) string { return programName(w, psSuffixes, true) }
+func psCommandName(w rules.Word) string {
+	return programName(w, rules.ProgramSuffixes(rules.ShellPowerShell), true)
+}
 
 // psFlag reports whether a word is a parameter or an option: a literal that starts with a dash.
 func psFlag(w rules.Word) bool {
